@@ -1,0 +1,41 @@
+"""Execution mode: ``set_context(mode=GRAPH_MODE)`` routes top-level Cell calls through ``jit``.
+
+>>> import cellkit as ms
+>>> ms.set_context(mode=ms.GRAPH_MODE)
+>>> ms.get_context("mode") == ms.GRAPH_MODE
+True
+>>> ms.set_context(mode=ms.PYNATIVE_MODE)
+"""
+
+from __future__ import annotations
+
+__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context"]
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+# graph[0] is read on every Cell call, so it is a plain list slot.
+graph = [False]
+_settings = {"mode": PYNATIVE_MODE, "device_target": "CPU"}
+
+
+def set_context(**kwargs) -> None:
+    """Set ``mode`` (``GRAPH_MODE`` or ``PYNATIVE_MODE``) and other MindSpore settings.
+
+    Settings cellkit has no use for (``device_target``, ``save_graphs``, ...) are
+    recorded and returned by ``get_context``; JAX picks the device itself.
+    """
+    if "mode" in kwargs:
+        mode = kwargs["mode"]
+        if mode not in (GRAPH_MODE, PYNATIVE_MODE):
+            raise ValueError(f"set_context: mode must be GRAPH_MODE ({GRAPH_MODE}) or "
+                             f"PYNATIVE_MODE ({PYNATIVE_MODE}), got {mode!r}")
+        graph[0] = mode == GRAPH_MODE
+    _settings.update(kwargs)
+
+
+def get_context(key: str):
+    """The value of one setting."""
+    if key not in _settings:
+        raise ValueError(f"get_context: unknown key {key!r}; known: {', '.join(sorted(_settings))}")
+    return _settings[key]

@@ -1,0 +1,432 @@
+"""Initializers with MindSpore's names, defaults and formulas.
+
+An Initializer describes how to fill an array. ``initializer(init, shape,
+dtype)`` binds one to a shape and dtype and returns a :class:`LazyInit`:
+nothing is computed until ``init_data()`` (a Parameter built from it stays
+lazy until first use). Random initializers draw their key from cellkit's
+random stream, so ``set_seed`` makes them reproducible. Each class also has a
+pure ``generate(key, shape, dtype)`` usable inside ``jax.jit``.
+
+>>> import cellkit as ms
+>>> from cellkit.common.initializer import initializer, Normal
+>>> t = initializer('ones', [1, 2, 3], ms.float32)
+>>> t.shape, t.dtype
+((1, 2, 3), Float32)
+>>> t.init_data().sum()
+Array(6., dtype=float32)
+>>> ms.set_seed(1)
+>>> w = initializer(Normal(0.2), (64, 3, 3, 3)).init_data()
+>>> w.shape
+(64, 3, 3, 3)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import dtype as mstype
+from . import random as ckrandom
+
+__all__ = [
+    "Initializer", "initializer", "LazyInit", "One", "Zero", "Constant", "Normal", "Uniform",
+    "TruncatedNormal", "XavierUniform", "XavierNormal", "HeUniform", "HeNormal", "Orthogonal",
+    "Identity", "Dirac", "VarianceScaling", "Sparse",
+]
+
+_REGISTRY: dict = {}
+
+
+def _register(*aliases):
+    def deco(cls):
+        _REGISTRY[cls.__name__.lower()] = cls
+        for a in aliases:
+            _REGISTRY[a] = cls
+        return cls
+    return deco
+
+
+def _fans(shape):
+    """(fan_in, fan_out) as MindSpore computes them: (out, in, *kernel) layouts."""
+    if len(shape) < 2:
+        raise ValueError(f"fan in/out need an array of at least 2 dimensions, got shape {tuple(shape)}")
+    receptive = int(np.prod(shape[2:])) if len(shape) > 2 else 1
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _gain(nonlinearity, param=None):
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+              "conv_transpose2d", "conv_transpose3d", "sigmoid")
+    if nonlinearity in linear:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"unknown nonlinearity {nonlinearity!r}; expected one of {linear + ('tanh', 'relu', 'leaky_relu', 'selu')}")
+
+
+class Initializer:
+    """Base class: subclasses implement ``generate(key, shape, dtype)``.
+
+    Calling an instance with a shape (and dtype) returns a new array, drawing
+    the key from the global random stream.
+
+    >>> import cellkit as ms
+    >>> from cellkit.common.initializer import Constant
+    >>> Constant(3)((2,), ms.float32)
+    Array([3., 3.], dtype=float32)
+    """
+
+    random = True  # whether generate() uses its key
+
+    def __init__(self, **kwargs):
+        self._kwargs = kwargs
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+
+    def generate(self, key, shape, dtype):
+        raise NotImplementedError
+
+    def __call__(self, shape, dtype=mstype.float32):
+        shape = _as_shape(shape)
+        key = ckrandom.next_key() if self.random else None
+        return self.generate(key, shape, np.dtype(dtype))
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._kwargs == other._kwargs
+
+    def __hash__(self):
+        return hash((type(self), tuple(sorted((k, repr(v)) for k, v in self._kwargs.items()))))
+
+
+def _real(key, shape, dtype, draw):
+    """Draw in float32 (or the float dtype asked for), then cast."""
+    work = dtype if np.dtype(dtype).kind == "f" else np.float32
+    return draw(key, shape, work).astype(dtype)
+
+
+@_register("zeros")
+class Zero(Initializer):
+    """All zeros."""
+    random = False
+
+    def generate(self, key, shape, dtype):
+        return jnp.zeros(shape, dtype)
+
+
+@_register("ones")
+class One(Initializer):
+    """All ones."""
+    random = False
+
+    def generate(self, key, shape, dtype):
+        return jnp.ones(shape, dtype)
+
+
+class Constant(Initializer):
+    """Every element ``value``."""
+    random = False
+
+    def __init__(self, value):
+        super().__init__(value=value)
+
+    def generate(self, key, shape, dtype):
+        return jnp.full(shape, self.value, dtype)
+
+
+@_register()
+class Normal(Initializer):
+    """N(mean, sigma²): MindSpore's defaults ``sigma=0.01, mean=0.0``."""
+
+    def __init__(self, sigma=0.01, mean=0.0):
+        super().__init__(sigma=sigma, mean=mean)
+
+    def generate(self, key, shape, dtype):
+        return _real(key, shape, dtype,
+                     lambda k, s, d: self.mean + self.sigma * jax.random.normal(k, s, d))
+
+
+@_register()
+class Uniform(Initializer):
+    """U(-scale, scale): MindSpore's default ``scale=0.07``."""
+
+    def __init__(self, scale=0.07):
+        super().__init__(scale=scale)
+
+    def generate(self, key, shape, dtype):
+        return _real(key, shape, dtype,
+                     lambda k, s, d: jax.random.uniform(k, s, d, -self.scale, self.scale))
+
+
+@_register()
+class TruncatedNormal(Initializer):
+    """N(mean, sigma²) truncated to ``[a, b]`` (absolute bounds, as MindSpore)."""
+
+    def __init__(self, sigma=0.01, mean=0.0, a=-2.0, b=2.0):
+        super().__init__(sigma=sigma, mean=mean, a=a, b=b)
+
+    def generate(self, key, shape, dtype):
+        lo, hi = (self.a - self.mean) / self.sigma, (self.b - self.mean) / self.sigma
+        return _real(key, shape, dtype, lambda k, s, d: self.mean + self.sigma *
+                     jax.random.truncated_normal(k, lo, hi, s, d))
+
+
+@_register("xavier_uniform")
+class XavierUniform(Initializer):
+    """U(-b, b) with ``b = gain * sqrt(6 / (fan_in + fan_out))``."""
+
+    def __init__(self, gain=1):
+        super().__init__(gain=gain)
+
+    def generate(self, key, shape, dtype):
+        fan_in, fan_out = _fans(shape)
+        bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
+        return _real(key, shape, dtype, lambda k, s, d: jax.random.uniform(k, s, d, -bound, bound))
+
+
+@_register("xavier_normal")
+class XavierNormal(Initializer):
+    """N(0, std²) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+
+    def __init__(self, gain=1):
+        super().__init__(gain=gain)
+
+    def generate(self, key, shape, dtype):
+        fan_in, fan_out = _fans(shape)
+        std = self.gain * math.sqrt(2.0 / (fan_in + fan_out))
+        return _real(key, shape, dtype, lambda k, s, d: std * jax.random.normal(k, s, d))
+
+
+def _he_std(shape, negative_slope, mode, nonlinearity):
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    fan_in, fan_out = _fans(shape)
+    fan = fan_in if mode == "fan_in" else fan_out
+    return _gain(nonlinearity, negative_slope) / math.sqrt(fan)
+
+
+@_register("he_uniform")
+class HeUniform(Initializer):
+    """Kaiming uniform: U(-b, b), ``b = sqrt(3) * gain / sqrt(fan)``."""
+
+    def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
+        super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
+
+    def generate(self, key, shape, dtype):
+        bound = math.sqrt(3.0) * _he_std(shape, self.negative_slope, self.mode, self.nonlinearity)
+        return _real(key, shape, dtype, lambda k, s, d: jax.random.uniform(k, s, d, -bound, bound))
+
+
+@_register("he_normal")
+class HeNormal(Initializer):
+    """Kaiming normal: N(0, std²), ``std = gain / sqrt(fan)``."""
+
+    def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
+        super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
+
+    def generate(self, key, shape, dtype):
+        std = _he_std(shape, self.negative_slope, self.mode, self.nonlinearity)
+        return _real(key, shape, dtype, lambda k, s, d: std * jax.random.normal(k, s, d))
+
+
+@_register()
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix, scaled by ``gain``, over the first axis."""
+
+    def __init__(self, gain=1.0):
+        super().__init__(gain=gain)
+
+    def generate(self, key, shape, dtype):
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal needs at least 2 dimensions, got shape {tuple(shape)}")
+        init = jax.nn.initializers.orthogonal(scale=self.gain, column_axis=0)
+        rows, cols = shape[0], int(np.prod(shape[1:]))
+        return _real(key, (rows, cols), dtype, lambda k, s, d: init(k, s, d)).reshape(shape)
+
+
+@_register("eye")
+class Identity(Initializer):
+    """The identity matrix (2-D arrays only)."""
+    random = False
+
+    def generate(self, key, shape, dtype):
+        if len(shape) != 2:
+            raise ValueError(f"Identity needs a 2-D shape, got {tuple(shape)}")
+        return jnp.eye(*shape, dtype=dtype)
+
+
+@_register()
+class Dirac(Initializer):
+    """Dirac delta for 3-, 4- or 5-D convolution weights (identity convolution)."""
+    random = False
+
+    def __init__(self, groups=1):
+        super().__init__(groups=groups)
+
+    def generate(self, key, shape, dtype):
+        if len(shape) not in (3, 4, 5) or shape[0] % self.groups:
+            raise ValueError(f"Dirac needs a 3-5-D shape whose dim 0 divides by groups={self.groups}, got {tuple(shape)}")
+        out = np.zeros(shape, np.dtype(dtype))
+        per = shape[0] // self.groups
+        centre = tuple(s // 2 for s in shape[2:])
+        for g in range(self.groups):
+            for i in range(min(per, shape[1])):
+                out[(g * per + i, i) + centre] = 1
+        return jnp.asarray(out)
+
+
+@_register()
+class VarianceScaling(Initializer):
+    """``scale / fan`` variance, ``distribution`` truncated_normal, untruncated_normal or uniform."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal"):
+        super().__init__(scale=scale, mode=mode, distribution=distribution)
+
+    def generate(self, key, shape, dtype):
+        mode = {"fan_in": "fan_in", "fan_out": "fan_out", "fan_avg": "fan_avg"}.get(self.mode)
+        dist = {"truncated_normal": "truncated_normal", "untruncated_normal": "normal",
+                "uniform": "uniform"}.get(self.distribution)
+        if mode is None or dist is None:
+            raise ValueError(f"VarianceScaling: bad mode {self.mode!r} or distribution {self.distribution!r}")
+        init = jax.nn.initializers.variance_scaling(self.scale, mode, dist, in_axis=1, out_axis=0)
+        return _real(key, shape, dtype, lambda k, s, d: init(k, s, d))
+
+
+@_register()
+class Sparse(Initializer):
+    """A 2-D matrix with a ``sparsity`` fraction of each column zero, the rest N(0, sigma²)."""
+
+    def __init__(self, sparsity, sigma=0.01):
+        super().__init__(sparsity=sparsity, sigma=sigma)
+
+    def generate(self, key, shape, dtype):
+        if len(shape) != 2:
+            raise ValueError(f"Sparse needs a 2-D shape, got {tuple(shape)}")
+        k1, k2 = jax.random.split(key)
+        values = self.sigma * jax.random.normal(k1, shape, jnp.float32)
+        zeros = int(math.ceil(self.sparsity * shape[0]))
+        ranks = jnp.argsort(jax.random.uniform(k2, shape), axis=0).argsort(axis=0)
+        return jnp.where(ranks < zeros, 0.0, values).astype(dtype)
+
+
+def _as_shape(shape) -> tuple:
+    if isinstance(shape, numbers.Integral):
+        return (int(shape),)
+    try:
+        return tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+
+
+class _TensorInit(Initializer):
+    """Initialise from a given array (its shape must match)."""
+    random = False
+
+    def __init__(self, data):
+        super().__init__()
+        self.data = data
+
+    def generate(self, key, shape, dtype):
+        return jnp.asarray(self.data).astype(dtype)
+
+
+def known_names() -> list:
+    """Every initializer name ``initializer()`` accepts (case-insensitive)."""
+    return sorted(_REGISTRY)
+
+
+def _resolve(init):
+    if isinstance(init, Initializer):
+        return init
+    if isinstance(init, str):
+        cls = _REGISTRY.get(init.lower())
+        if cls is None:
+            raise ValueError(f"unknown initializer {init!r}; known names: {', '.join(known_names())}")
+        return cls()
+    if isinstance(init, bool):
+        raise TypeError("initializer: init must be a str, an Initializer, a number or a Tensor, got a bool")
+    if isinstance(init, numbers.Number):
+        return Constant(init)
+    return None
+
+
+class LazyInit:
+    """An initializer bound to a shape and dtype; ``init_data()`` makes the array.
+
+    What :func:`initializer` returns. A Parameter built from it stays lazy
+    until first use.
+    """
+
+    __cellkit_lazy__ = True
+
+    def __init__(self, init: Initializer, shape: tuple, dtype):
+        self.init, self.shape, self._dtype = init, shape, mstype.get_dtype(dtype)
+        self._data = None
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def init_data(self):
+        """The array (made once, on the first call)."""
+        if self._data is None:
+            self._data = self.init(self.shape, self._dtype)
+        return self._data
+
+    def asnumpy(self):
+        return np.asarray(self.init_data())
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.init_data(), dtype=dtype)
+
+    def __jax_array__(self):
+        return self.init_data()
+
+    def __repr__(self):
+        return f"LazyInit({self.init!r}, shape={self.shape}, dtype={self._dtype})"
+
+
+def initializer(init, shape=None, dtype=mstype.float32) -> LazyInit:
+    """Bind ``init`` to ``shape`` and ``dtype``, without computing anything yet.
+
+    ``init`` is an Initializer, an initializer name (case-insensitive, e.g.
+    ``'normal'``, ``'xavier_uniform'``, ``'HeUniform'``), a number (a constant),
+    or an array whose shape must equal ``shape``.
+
+    >>> import cellkit as ms
+    >>> from cellkit.common.initializer import initializer
+    >>> initializer(0.5, (2,), ms.float32).init_data()
+    Array([0.5, 0.5], dtype=float32)
+    >>> initializer('nope', (2,))
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown initializer 'nope'; known names: constant, dirac, eye, he_normal, he_uniform, henormal, heuniform, identity, normal, ones, orthogonal, sparse, truncatednormal, uniform, variancescaling, xavier_normal, xavier_uniform, xaviernormal, xavieruniform, zeros
+    """
+    resolved = _resolve(init)
+    if resolved is None:  # an array
+        data = init.value if hasattr(init, "__cellkit_value__") else init
+        data_shape = tuple(np.shape(data))
+        if shape is not None and _as_shape(shape) != data_shape:
+            raise ValueError(f"initializer: the given tensor has shape {data_shape} but shape "
+                             f"{_as_shape(shape)} was asked for")
+        return LazyInit(_TensorInit(data), data_shape, dtype)
+    if shape is None:
+        raise ValueError("initializer: a shape is needed unless init is a tensor")
+    return LazyInit(resolved, _as_shape(shape), dtype)
+
+
+_REGISTRY["constant"] = Constant

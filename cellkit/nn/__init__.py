@@ -1,0 +1,15 @@
+"""``cellkit.nn``: the Cell base class, layers, containers, losses and optimizers.
+
+>>> from cellkit import nn
+>>> nn.SequentialCell([nn.Dense(2, 3), nn.ReLU()])
+SequentialCell(
+  (0): Dense(input_channels=2, output_channels=3, has_bias=True)
+  (1): ReLU()
+)
+"""
+
+from ..cell import Cell
+from .activation import *  # noqa: F401,F403
+from .basic import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403

@@ -1,0 +1,20 @@
+"""``cellkit.ops``: MindSpore's functional ops, random ops and a few Primitives.
+
+The full list of op names is ``cellkit.ops.__all__``; ``docs/ops.md`` documents
+each with its JAX counterpart.
+
+>>> import cellkit as ms
+>>> ms.ops.matmul(ms.ops.ones((2, 3)), ms.ops.ones((3,)))
+Array([3., 3.], dtype=float32)
+"""
+
+from . import functional, primitives, random_ops
+from .functional import *  # noqa: F401,F403
+from .functional import __all__ as _functional_all
+from .primitives import *  # noqa: F401,F403
+from .primitives import __all__ as _primitives_all
+from .random_ops import *  # noqa: F401,F403
+from .random_ops import __all__ as _random_all
+from ..engine import grad, value_and_grad  # noqa: E402  (MindSpore exposes them as ops too)
+
+__all__ = sorted(set(_functional_all) | set(_primitives_all) | set(_random_all) | {"grad", "value_and_grad"})

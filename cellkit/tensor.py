@@ -1,0 +1,161 @@
+"""``Tensor``: build a ``jax.Array`` with MindSpore's conversion rules.
+
+cellkit has no Tensor wrapper class: ``Tensor(...)`` returns a plain
+``jax.Array``, and ``isinstance(x, Tensor)`` is true for every ``jax.Array``
+(and for Parameters, as in MindSpore where Parameter subclasses Tensor).
+
+Conversion rules (MindSpore's):
+
+* Python ``float`` → float32; ``bool`` → bool; ``complex`` → complex64.
+* Python ``int`` → int64 when ``jax_enable_x64`` is on. With it off (JAX's
+  default) JAX has no 64-bit types, so ints become int32, and NumPy int64 /
+  float64 data become int32 / float32. cellkit never flips the flag itself.
+* NumPy arrays and scalars keep their dtype; lists take the widest kind of
+  their elements (any float → float32, else int, else bool).
+* A Python int that does not fit the requested integer dtype raises
+  ``OverflowError`` (MindSpore wraps it silently).
+
+>>> import numpy as np
+>>> import cellkit as ms
+>>> ms.Tensor(1.5).dtype == ms.float32
+True
+>>> ms.Tensor([1, 2, 3], ms.float32)
+Array([1., 2., 3.], dtype=float32)
+>>> isinstance(ms.Tensor(np.ones(2)), ms.Tensor)
+True
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import dtype as mstype
+
+__all__ = ["Tensor", "is_tensor", "x64_enabled", "default_int_dtype", "to_array"]
+
+
+def x64_enabled() -> bool:
+    """Whether JAX's 64-bit mode (``jax_enable_x64``) is on."""
+    return bool(jax.config.jax_enable_x64)
+
+
+def default_int_dtype():
+    """Int64 with ``jax_enable_x64`` on, else Int32 (what a Python int becomes)."""
+    return mstype.int64 if x64_enabled() else mstype.int32
+
+
+def _python_kind(data):
+    """'b', 'i', 'f', 'c' for (nested lists of) Python scalars, else None."""
+    if isinstance(data, bool):
+        return "b"
+    if isinstance(data, int):
+        return "i"
+    if isinstance(data, float):
+        return "f"
+    if isinstance(data, complex):
+        return "c"
+    if isinstance(data, (list, tuple)):
+        kinds = {_python_kind(d) for d in data}
+        if None in kinds:
+            return None
+        for k in ("c", "f", "i", "b"):
+            if k in kinds:
+                return k
+        return "f"  # an empty list: MindSpore gives Float32
+    return None
+
+
+def _python_ints(data):
+    if isinstance(data, bool):
+        return
+    if isinstance(data, int):
+        yield data
+    elif isinstance(data, (list, tuple)):
+        for d in data:
+            yield from _python_ints(d)
+
+
+def check_int_range(data, dtype, what="value") -> None:
+    """Raise OverflowError if a Python int in ``data`` does not fit ``dtype``."""
+    np_dtype = np.dtype(dtype)
+    if np_dtype.kind not in "iu":
+        return
+    info = np.iinfo(np_dtype)
+    for v in _python_ints(data):
+        if not info.min <= v <= info.max:
+            raise OverflowError(
+                f"{what}: Python int {v} does not fit {mstype.get_dtype(np_dtype)} "
+                f"(range {info.min}..{info.max}); pass a wider dtype")
+
+
+_PY_DTYPES = {"b": np.bool_, "f": np.float32, "c": np.complex64}
+
+
+def to_array(data, dtype=None, what="Tensor") -> jax.Array:
+    """Convert ``data`` to a fresh ``jax.Array`` with MindSpore's rules.
+
+    The result never shares memory with a NumPy input, so mutating the NumPy
+    array later does not change it.
+    """
+    if hasattr(data, "__cellkit_value__"):  # a Parameter
+        data = data.__cellkit_value__()
+    kind = _python_kind(data)
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if kind is not None:
+            check_int_range(data, dtype, what)
+    elif kind is not None:
+        dtype = np.dtype(default_int_dtype()) if kind == "i" else np.dtype(_PY_DTYPES[kind])
+    if isinstance(data, jax.Array):
+        return data if dtype is None or data.dtype == dtype else data.astype(dtype)
+    if not isinstance(data, (np.ndarray, np.generic, numbers.Number, list, tuple)):
+        if not hasattr(data, "__array__") and not hasattr(data, "__jax_array__"):
+            raise TypeError(f"{what}: cannot convert {type(data).__name__} to a tensor; "
+                            "expected a number, a (nested) list, a NumPy array or a jax.Array")
+    return jnp.array(data, dtype=dtype, copy=True)
+
+
+class _TensorMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, jax.Array) or hasattr(obj, "__cellkit_value__")
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, jax.Array) or hasattr(sub, "__cellkit_value__")
+
+
+class Tensor(metaclass=_TensorMeta):
+    """Build a ``jax.Array`` from ``input_data`` (MindSpore's ``Tensor``).
+
+    Args:
+        input_data: a number, (nested) list or tuple, NumPy array, ``jax.Array``
+            or Parameter.
+        dtype: the dtype to cast to (a cellkit, NumPy or JAX dtype).
+        shape, init: build the tensor from an Initializer instead
+            (``Tensor(shape=(2, 3), dtype=ms.float32, init=One())``).
+
+    >>> import cellkit as ms
+    >>> ms.Tensor([[1, 2], [3, 4]], dtype=ms.float32).shape
+    (2, 2)
+    >>> from cellkit.common.initializer import One
+    >>> ms.Tensor(shape=(2,), dtype=ms.float32, init=One())
+    Array([1., 1.], dtype=float32)
+    """
+
+    def __new__(cls, input_data=None, dtype=None, shape=None, init=None, **_ignored):
+        if init is not None:
+            from .initializer import initializer
+            if shape is None:
+                raise ValueError("Tensor(init=...) needs a shape")
+            return initializer(init, shape, dtype or mstype.float32).init_data()
+        if input_data is None:
+            raise ValueError("Tensor() needs input_data (or shape, dtype and init)")
+        return to_array(input_data, dtype)
+
+
+def is_tensor(x) -> bool:
+    """True for a ``jax.Array`` or a Parameter."""
+    return isinstance(x, Tensor)
