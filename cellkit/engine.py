@@ -263,10 +263,14 @@ class _Call:
 
 
 class _Entry:
-    __slots__ = ("jitted", "captured", "epoch", "bindings", "last_stateful", "last_plist")
+    """One compiled version: the captured Parameters and the ``jax.jit`` function."""
+
+    __slots__ = ("jitted", "captured", "epoch", "covered", "roots", "last_stateful", "last_plist")
 
     def plist(self, stateful):
-        if stateful == self.last_stateful:
+        """Arguments' Parameters, then the captured ones (reused while the arguments are the same objects)."""
+        last = self.last_stateful
+        if last is not None and len(last) == len(stateful) and all(a is b for a, b in zip(last, stateful)):
             return self.last_plist
         plist = []
         for group in stateful:
@@ -274,6 +278,9 @@ class _Entry:
         plist.extend(self.captured)
         self.last_stateful, self.last_plist = stateful, plist
         return plist
+
+
+_MAX_ENTRIES = 64
 
 
 def _classify_leaf(leaf, stateful):
@@ -316,6 +323,7 @@ class JitFunction:
         self.trace_count = 0
         self.discovery_count = 0
         self._entries = {}
+        self._bindings = None
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj, objtype=None):
@@ -419,13 +427,36 @@ class JitFunction:
         known = {id(p) for p in plist}
         return tuple(p for k, p in frame.captured.items() if k not in known)
 
+    def _roots(self):
+        """Cells and Parameters the function reaches through globals and closures.
+
+        Collected once, and again whenever one of those names is rebound.
+        """
+        if self._bindings is None or not _bindings_hold(self._bindings):
+            bindings = []
+            _collect_bindings(self.fn, bindings, set())
+            objs = [obj for _, _, obj in bindings if isinstance(obj, _RELEVANT)]
+            leaves = jax.tree_util.tree_leaves(objs, is_leaf=_is_stateful)
+            self._root_cells = tuple({id(c): c for c in leaves if isinstance(c, Cell)}.values())
+            self._root_params = tuple(p for p in leaves if isinstance(p, Parameter))
+            self._roots_id = tuple(id(o) for o in self._root_cells + self._root_params)
+            self._bindings = bindings
+        return self._root_cells
+
+    def _covered(self, captured):
+        """Would any change to which Parameters are captured show up in the cache key?"""
+        ids = {id(p) for p in self._root_params}
+        ids.add(id(ckrandom.rng_state))
+        for cell in self._root_cells:
+            ids.update(id(p) for p in cell_signature(cell)[1])
+        return all(id(p) in ids for p in captured)
+
     def _build(self, key, call, stateful):
         entry = _Entry()
         entry.epoch = structure_epoch[0]
         entry.captured = self._discover(call, stateful)
-        bindings = []
-        _collect_bindings(self.fn, bindings, set())
-        entry.bindings = bindings
+        entry.covered = self._covered(entry.captured)
+        entry.roots = self._root_cells + self._root_params  # keeps their ids from being reused
         entry.last_stateful = None
         kwargs = {}
         if self.in_shardings is not None:
@@ -434,23 +465,42 @@ class JitFunction:
             kwargs["out_shardings"] = self.out_shardings
         # A fresh function per entry: jax caches traces per function object.
         entry.jitted = jax.jit(lambda vals, dyn: self._trace(vals, dyn), **kwargs)
+        if len(self._entries) >= _MAX_ENTRIES:
+            self._entries.pop(next(iter(self._entries)))
         self._entries[key] = entry
+        return entry
+
+    def _revalidate(self, entry, call, stateful) -> bool:
+        """After a structural change somewhere: is this entry still right?"""
+        if not entry.covered:
+            # Captured Parameters were reached in ways the key cannot see: look again.
+            if self._discover(call, stateful) != entry.captured:
+                return False
+            entry.last_stateful = None
+        entry.epoch = structure_epoch[0]
+        return True
+
+    def _entry(self, key, call, stateful):
+        entry = self._entries.get(key)
+        if entry is None:
+            return self._build(key, call, stateful)
+        if entry.epoch != structure_epoch[0] and not self._revalidate(entry, call, stateful):
+            del self._entries[key]
+            return self._build(key, call, stateful)
         return entry
 
     def __call__(self, *args, **kwargs):
         if local.frame is not None:  # inside another transform: run inline in its frame
             return self.fn(*args, **kwargs)
-        key, stateful, dyn = self._split(args, kwargs)
+        roots = self._roots()
+        arg_key, stateful, dyn = self._split(args, kwargs)
+        key = (arg_key, self._roots_id, tuple(cell_signature(c)[0] for c in roots))
         call = _Call()
-        call.args, call.kwargs, call.kinds = args, kwargs, key
+        call.args, call.kwargs, call.kinds = args, kwargs, arg_key
         _tls.call, _tls.dyn = call, dyn
         try:
-            for attempt in range(3):
-                entry = self._entries.get(key)
-                if entry is None or (entry.epoch != structure_epoch[0] or not _bindings_hold(entry.bindings)):
-                    if entry is not None:
-                        self._entries.pop(key, None)
-                    entry = self._build(key, call, stateful)
+            for _ in range(3):
+                entry = self._entry(key, call, stateful)
                 plist = entry.plist(stateful)
                 call.plist = plist
                 vals = [p._value for p in plist]

@@ -168,9 +168,12 @@ class Parameter:
         return value
 
     def _materialize(self) -> None:
-        saved, local.frame = local.frame, None  # an initializer must never see traced state
+        # An initializer must never see traced state, and must run eagerly even
+        # when first needed in the middle of a trace.
+        saved, local.frame = local.frame, None
         try:
-            self._value = self._init.init_data()
+            with jax.ensure_compile_time_eval():
+                self._value = self._init.init_data()
         finally:
             local.frame = saved
         self._init = None

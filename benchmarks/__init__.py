@@ -1,0 +1,1 @@
+"""Benchmarks: cellkit side by side with raw JAX (ratios, never timing assertions)."""
