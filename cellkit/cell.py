@@ -204,6 +204,8 @@ class Cell:
             self.insert_param_to_cell(name, value, check_name_contain_dot=False)
             return
         if isinstance(value, Cell):
+            if self.__dict__.get("_auto_prefix", True):
+                value.update_parameters_name(name + ".")
             self.insert_child_to_cell(name, value)
             return
         old = d.get(name)
@@ -260,13 +262,16 @@ class Cell:
         bump_structure()
 
     def insert_child_to_cell(self, child_name, child_cell) -> None:
-        """Store ``child_cell`` as attribute ``child_name``, prefixing its Parameters' names.
+        """Store ``child_cell`` as attribute ``child_name``.
+
+        Unlike attribute assignment, this does not rename the child's
+        Parameters (MindSpore's behaviour).
 
         >>> from cellkit import nn
         >>> net = nn.Cell()
         >>> net.insert_child_to_cell("fc", nn.Dense(2, 3))
-        >>> [p.name for p in net.get_parameters()]
-        ['fc.weight', 'fc.bias']
+        >>> [(path, p.name) for path, p in net.parameters_and_names()]
+        [('fc.weight', 'weight'), ('fc.bias', 'bias')]
         """
         if not isinstance(child_name, str) or not child_name or "." in child_name:
             raise KeyError(f"{self.cls_name}.insert_child_to_cell: child_name must be a non-empty "
@@ -279,8 +284,6 @@ class Cell:
             raise KeyError(f"{self.cls_name}: attribute '{child_name}' already exists and is not a "
                            "Cell; cannot insert a sub-Cell under that name")
         self._check_mutable(child_name, child_cell)
-        if child_cell is not None and self.__dict__.get("_auto_prefix", True):
-            child_cell.update_parameters_name(child_name + ".")
         self.__dict__[child_name] = child_cell
         bump_structure()
 

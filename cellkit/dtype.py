@@ -142,11 +142,13 @@ def dtype_to_pytype(type_) -> type:
 
 
 def pytype_to_dtype(obj) -> Type:
-    """The dtype MindSpore gives a Python type (``int`` → Int64, ``float`` → Float32).
+    """MindSpore 2.10's dtype for a Python type (``int`` → Int64, ``float`` → Float64).
+
+    (A Python float *value* still becomes a Float32 Tensor; this maps types.)
 
     >>> import cellkit as ms
     >>> ms.pytype_to_dtype(int), ms.pytype_to_dtype(float), ms.pytype_to_dtype(bool)
-    (Int64, Float32, Bool)
+    (Int64, Float64, Bool)
     """
     if isinstance(obj, Type):
         return obj
@@ -155,7 +157,7 @@ def pytype_to_dtype(obj) -> Type:
     if obj is builtins.int:
         return int64
     if obj is builtins.float:
-        return float32
+        return float64
     if obj is builtins.complex:
-        return complex64
+        return complex128
     return get_dtype(obj)

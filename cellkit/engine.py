@@ -665,13 +665,14 @@ class GradFunction:
         if self.return_ids:
             gx = tuple(zip(self.positions or (), gx))
             gw = tuple(zip((p.name for p in self.weights or ()), gw))
+        # MindSpore returns a bare gradient for a single position, (0,) included.
+        single_x = self.positions is not None and len(self.positions) == 1
         if self.weights is None:
-            return gx[0] if isinstance(self.grad_position, int) else tuple(gx)
+            return gx[0] if single_x else tuple(gx)
         gw = gw[0] if self.single_weight else tuple(gw)
         if self.positions is None:
             return gw
-        gx = gx[0] if isinstance(self.grad_position, int) else tuple(gx)
-        return gx, gw
+        return (gx[0] if single_x else tuple(gx)), gw
 
     def __call__(self, *args, **kwargs):
         out, gx, gw = self._differentiate(args, kwargs)
@@ -679,7 +680,7 @@ class GradFunction:
         if self.return_value:
             return out, grads
         if self.has_aux:
-            return grads, out[1:] if len(out) > 2 else out[1]
+            return grads, tuple(out[1:])
         return grads
 
 

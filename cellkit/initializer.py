@@ -119,7 +119,7 @@ def _real(key, shape, dtype, draw):
     return draw(key, shape, work).astype(dtype)
 
 
-@_register("zeros")
+@_register("zero", "zeros")
 class Zero(Initializer):
     """All zeros."""
     random = False
@@ -128,7 +128,7 @@ class Zero(Initializer):
         return jnp.zeros(shape, dtype)
 
 
-@_register("ones")
+@_register("one", "ones")
 class One(Initializer):
     """All ones."""
     random = False
@@ -258,7 +258,7 @@ class Orthogonal(Initializer):
         return _real(key, (rows, cols), dtype, lambda k, s, d: init(k, s, d)).reshape(shape)
 
 
-@_register("eye")
+@_register()
 class Identity(Initializer):
     """The identity matrix (2-D arrays only)."""
     random = False
@@ -414,7 +414,7 @@ def initializer(init, shape=None, dtype=mstype.float32) -> LazyInit:
     >>> initializer('nope', (2,))
     Traceback (most recent call last):
     ...
-    ValueError: unknown initializer 'nope'; known names: constant, dirac, eye, he_normal, he_uniform, henormal, heuniform, identity, normal, ones, orthogonal, sparse, truncatednormal, uniform, variancescaling, xavier_normal, xavier_uniform, xaviernormal, xavieruniform, zeros
+    ValueError: unknown initializer 'nope'; known names: dirac, he_normal, he_uniform, henormal, heuniform, identity, normal, one, ones, orthogonal, sparse, truncatednormal, uniform, variancescaling, xavier_normal, xavier_uniform, xaviernormal, xavieruniform, zero, zeros
     """
     resolved = _resolve(init)
     if resolved is None:  # an array
@@ -428,5 +428,3 @@ def initializer(init, shape=None, dtype=mstype.float32) -> LazyInit:
         raise ValueError("initializer: a shape is needed unless init is a tensor")
     return LazyInit(resolved, _as_shape(shape), dtype)
 
-
-_REGISTRY["constant"] = Constant

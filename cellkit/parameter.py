@@ -16,7 +16,7 @@ Parameter (name=w, shape=(2, 3), dtype=Float32, requires_grad=True)
 >>> w.asnumpy()[:, 0]
 array([5., 1.], dtype=float32)
 >>> (w * 2).sum()
-Array(24., dtype=float32)
+Array(36., dtype=float32)
 """
 
 from __future__ import annotations
@@ -280,7 +280,9 @@ class Parameter:
         if isinstance(data, Parameter):
             data = data.value
         old_dtype = np.dtype(self.dtype)
-        if not isinstance(data, (jax.Array, np.ndarray, np.generic)):
+        if isinstance(data, (np.ndarray, np.generic)):
+            data = jnp.array(data)  # a copy: later changes to the NumPy array must not leak in
+        elif not isinstance(data, jax.Array):
             check_int_range(data, old_dtype, f"{label}: {what}")
             try:
                 data = jnp.asarray(data)

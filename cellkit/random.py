@@ -8,9 +8,9 @@ on each call and the same sequence after the same ``set_seed``.
 
 >>> import cellkit as ms
 >>> ms.set_seed(0)
->>> a = ms.ops.uniform((2,))
+>>> a = ms.ops.rand(2)
 >>> ms.set_seed(0)
->>> bool((a == ms.ops.uniform((2,))).all())
+>>> bool((a == ms.ops.rand(2)).all())
 True
 """
 

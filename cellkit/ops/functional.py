@@ -15,8 +15,9 @@ Array([[1., 0.],
        [3., 4.]], dtype=float32)
 >>> ops.sum(x, dim=1, keepdim=True).shape
 (2, 1)
->>> ops.max(x, axis=0)
-(Array([3., 4.], dtype=float32), Array([1, 1], dtype=int32))
+>>> values, indices = ops.max(x, axis=0)
+>>> values, indices.tolist()
+(Array([3., 4.], dtype=float32), [1, 1])
 """
 
 from __future__ import annotations
@@ -298,8 +299,9 @@ def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
     """``(values, indices)`` of the maximum over ``axis`` (MindSpore always returns both).
 
     >>> import cellkit as ms
-    >>> ms.ops.max(ms.Tensor([1., 5., 2.]))
-    (Array(5., dtype=float32), Array(1, dtype=int32))
+    >>> value, index = ms.ops.max(ms.Tensor([1., 5., 2.]))
+    >>> float(value), int(index)
+    (5.0, 1)
     """
     if initial is not None or where is not None:
         x = _v(input)

@@ -1,0 +1,687 @@
+import threading
+
+import jax
+import jax.numpy as jnp
+from jax.test_util import check_grads
+import numpy as np
+import pytest
+
+import cellkit as ms
+from cellkit import engine, nn, ops
+
+
+class Network(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.arange(15).reshape(5, 3) / 10, ms.float32), name="w")
+        self.b = ms.Parameter(ms.Tensor(np.array([1., 2., 3.]), ms.float32), name="b")
+
+    def construct(self, x):
+        return ops.matmul(x, self.w) + self.b
+
+
+X = ms.Tensor(np.ones((2, 5)), ms.float32)
+net = Network()  # a global, as in the seed
+
+
+def reference(w, b, x):
+    return np.asarray(x) @ np.asarray(w) + np.asarray(b)
+
+
+# ----- jit: capture and write-back ---------------------------------------------------
+
+def test_seed_modify_parameter_on_a_global_net():
+    @ms.jit
+    def modify_parameter():
+        b_hat = ms.Tensor([7, 8, 9])
+        ops.assign(net.b, b_hat)
+        return True
+
+    assert bool(modify_parameter())
+    np.testing.assert_array_equal(net.b.asnumpy(), [7., 8., 9.])
+    net.b.set_data(ms.Tensor([1., 2., 3.]))
+
+
+def test_captured_parameters_are_inputs_not_constants():
+    local = Network()
+
+    @ms.jit
+    def f(x):
+        return local(x)
+
+    np.testing.assert_allclose(f(X), reference(local.w, local.b, X), rtol=1e-6)
+    local.b.set_data(ms.Tensor([10., 20., 30.]))
+    local.w[0, 0] = 100.
+    np.testing.assert_allclose(f(X), reference(local.w, local.b, X), rtol=1e-6)
+    assert f.trace_count == 1 and f.discovery_count == 1
+
+
+def test_every_assignment_form_is_written_back():
+    p = ms.Parameter(ms.Tensor([1., 2., 3.]), name="p")
+    q = ms.Parameter(ms.Tensor([0., 0.]), name="q")
+    r = ms.Parameter(ms.Tensor([5.]), name="r")
+
+    @ms.jit
+    def f(x, arg_param):
+        ops.assign(p, p * x)
+        q.set_data(q + 1)
+        r[0] = r[0] + 10.
+        arg_param[1] = 42.
+        ops.Assign()(p, p + 1)
+        return p.sum()
+
+    s = ms.Parameter(ms.Tensor([0., 0.]), name="s")
+    out = f(ms.Tensor(2.0), s)
+    np.testing.assert_array_equal(p.asnumpy(), [3., 5., 7.])
+    np.testing.assert_array_equal(q.asnumpy(), [1., 1.])
+    np.testing.assert_array_equal(r.asnumpy(), [15.])
+    np.testing.assert_array_equal(s.asnumpy(), [0., 42.])
+    assert float(out) == 15.
+    f(ms.Tensor(1.0), s)
+    np.testing.assert_array_equal(p.asnumpy(), [4., 6., 8.])
+    np.testing.assert_array_equal(r.asnumpy(), [25.])
+    assert f.trace_count == 1
+
+
+def test_reads_after_writes_see_new_values_and_only_written_are_updated():
+    a = ms.Parameter(ms.Tensor(1.0), name="a")
+    b = ms.Parameter(ms.Tensor(2.0), name="b")
+    before = b.value
+
+    @ms.jit
+    def f():
+        ops.assign(a, a + 1)
+        return a * b
+
+    assert float(f()) == 4.0
+    assert b.value is before  # read-only: not rewritten
+
+
+def test_write_only_parameter_is_captured():
+    t = ms.Parameter(ms.Tensor([0., 0.]), name="t")
+
+    @ms.jit
+    def f(x):
+        ops.assign(t, x)
+
+    f(ms.Tensor([3., 4.]))
+    np.testing.assert_array_equal(t.asnumpy(), [3., 4.])
+    f(ms.Tensor([5., 6.]))
+    np.testing.assert_array_equal(t.asnumpy(), [5., 6.])
+    assert f.trace_count == 1
+
+
+def test_no_retrace_on_hits_and_retrace_on_new_shapes():
+    n = Network()
+
+    @ms.jit
+    def f(net, x):
+        return net(x)
+
+    for _ in range(3):
+        f(n, X)
+    assert f.trace_count == 1
+    f(n, ms.Tensor(np.ones((4, 5)), ms.float32))
+    assert f.trace_count == 2
+
+
+def test_two_cells_of_one_structure_share_a_compilation():
+    n1, n2 = Network(), Network()
+    n2.b.set_data(ms.Tensor([0., 0., 0.]))
+
+    @ms.jit
+    def f(net, x):
+        return net(x)
+
+    np.testing.assert_allclose(f(n1, X), reference(n1.w, n1.b, X), rtol=1e-6)
+    np.testing.assert_allclose(f(n2, X), reference(n2.w, n2.b, X), rtol=1e-6)
+    assert f.trace_count == 1
+
+
+def test_different_static_attributes_do_not_share():
+    class Scale(nn.Cell):
+        def __init__(self, k):
+            super().__init__()
+            self.k = k
+            self.w = ms.Parameter(ms.Tensor([1.0]), name="w")
+
+        def construct(self, x):
+            return x * self.w * self.k
+
+    @ms.jit
+    def f(net, x):
+        return net(x)
+
+    assert float(f(Scale(2), ms.Tensor(1.0))[0]) == 2.0
+    assert float(f(Scale(3), ms.Tensor(1.0))[0]) == 3.0
+    assert f.trace_count == 2
+
+
+def test_structural_change_is_seen():
+    class Grow(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = ms.Parameter(ms.Tensor(2.0), name="w")
+
+        def construct(self, x):
+            out = x * self.w
+            if hasattr(self, "extra"):
+                out = out + self.extra
+            return out
+
+    g = Grow()
+
+    @ms.jit
+    def f(x):
+        return g(x)
+
+    assert float(f(ms.Tensor(1.0))) == 2.0
+    g.extra = ms.Parameter(ms.Tensor(5.0), name="extra")
+    assert float(f(ms.Tensor(1.0))) == 7.0
+    g.extra.set_data(ms.Tensor(6.0))
+    assert float(f(ms.Tensor(1.0))) == 8.0
+
+
+def test_set_train_on_a_captured_model_retraces_and_caches_both():
+    d = nn.Dropout(p=0.5)
+
+    @ms.jit
+    def f(x):
+        return d(x)
+
+    x = ops.ones((100,))
+    d.set_train(False)
+    np.testing.assert_array_equal(f(x), x)
+    d.set_train(True)
+    assert float((f(x) == 0).sum()) > 10
+    d.set_train(False)
+    np.testing.assert_array_equal(f(x), x)
+    assert f.trace_count == 2
+
+
+def test_rebinding_a_global_is_seen():
+    global rebound
+    rebound = Network()
+
+    @ms.jit
+    def f(x):
+        return rebound(x)
+
+    first = np.asarray(f(X))
+    rebound = Network()
+    rebound.b.set_data(ms.Tensor([100., 100., 100.]))
+    np.testing.assert_allclose(f(X), reference(rebound.w, rebound.b, X), rtol=1e-6)
+    assert not np.allclose(first, f(X))
+
+
+def test_unrelated_cell_construction_does_not_recompile():
+    n = Network()
+
+    @ms.jit
+    def f(x):
+        return n(x)
+
+    f(X)
+    nn.Dense(3, 3)  # a structural change elsewhere
+    f(X)
+    assert f.trace_count == 1
+
+
+def test_jit_on_construct_and_bound_methods():
+    class J(Network):
+        @ms.jit
+        def construct(self, x):
+            ops.assign(self.b, self.b + 1)
+            return ops.matmul(x, self.w) + self.b
+
+    j = J()
+    out = j(X)
+    np.testing.assert_array_equal(j.b.asnumpy(), [2., 3., 4.])
+    np.testing.assert_allclose(out, reference(j.w, j.b, X), rtol=1e-6)
+    n = Network()
+    bound = ms.jit(n.construct)
+    np.testing.assert_allclose(bound(X), reference(n.w, n.b, X), rtol=1e-6)
+
+
+def test_static_argnums_and_kwargs_and_containers():
+    n = Network()
+
+    @ms.jit(static_argnums=(1,))
+    def f(x, power, *, scale):
+        return (n(x) ** power) * scale
+
+    np.testing.assert_allclose(f(X, 2, scale=3.0), reference(n.w, n.b, X) ** 2 * 3, rtol=1e-5)
+
+    @ms.jit
+    def g(pair, mode):
+        a, b = pair
+        return a(X) + b(X) if mode == "add" else a(X) - b(X)
+
+    n2 = Network()
+    np.testing.assert_allclose(g((n, n2), "sub"), 0 * reference(n.w, n.b, X), atol=1e-6)
+    np.testing.assert_allclose(g([n, n2], "add"), 2 * reference(n.w, n.b, X), rtol=1e-6)
+
+
+def test_nested_jit_runs_inline():
+    p = ms.Parameter(ms.Tensor(1.0), name="p")
+
+    @ms.jit
+    def inner(x):
+        ops.assign(p, p + x)
+        return p
+
+    @ms.jit
+    def outer(x):
+        return inner(x) * 2
+
+    assert float(outer(ms.Tensor(2.0))) == 6.0
+    assert float(p) == 3.0
+
+
+def test_outputs_that_are_parameters_become_values():
+    p = ms.Parameter(ms.Tensor([1., 2.]), name="p")
+    out = ms.jit(lambda: p)()
+    assert isinstance(out, jax.Array) and out.tolist() == [1., 2.]
+
+
+# ----- errors ------------------------------------------------------------------------
+
+def test_tracer_leak_into_a_parameter_is_refused():
+    g = ms.Parameter(ms.Tensor([1., 2.]), name="g")
+
+    @jax.jit
+    def bad(x):
+        ops.assign(g, x)
+        return x
+
+    with pytest.raises(RuntimeError, match="Parameter 'g': a traced value was assigned"):
+        bad(jnp.ones(2, jnp.float32))
+    np.testing.assert_array_equal(g.asnumpy(), [1., 2.])
+
+
+def test_mutating_structure_inside_jit_is_refused():
+    n = Network()
+
+    @ms.jit
+    def f(x):
+        n.extra_attr = 1
+        return n(x)
+
+    with pytest.raises(RuntimeError, match="cannot set attribute 'extra_attr' inside a traced function"):
+        f(X)
+    assert not hasattr(n, "extra_attr")
+
+
+def test_shape_change_inside_jit_is_refused():
+    p = ms.Parameter(ms.Tensor([1., 2.]), name="p")
+
+    @ms.jit
+    def f():
+        p.set_data(ms.Tensor([1., 2., 3.]), slice_shape=True)
+
+    with pytest.raises(ValueError, match="shape cannot change inside a traced function"):
+        f()
+
+
+def test_assign_checks():
+    p = ms.Parameter(ms.Tensor([1., 2.]), name="p")
+    with pytest.raises(ValueError, match="Parameter 'p'.*shape"):
+        ops.assign(p, ms.Tensor([1., 2., 3.]))
+    with pytest.raises(TypeError, match="Parameter 'p'.*Int32|Parameter 'p'.*Float64"):
+        ops.assign(ms.Parameter(ms.Tensor([1, 2], ms.int32), name="p"), ms.Tensor([1.5, 2.5]))
+    with pytest.raises(TypeError, match="must be a Parameter"):
+        ops.assign(ms.Tensor([1.]), ms.Tensor([2.]))
+    np.testing.assert_array_equal(p.asnumpy(), [1., 2.])
+
+
+# ----- grad ---------------------------------------------------------------------------
+
+w = ms.Parameter(ms.Tensor([2., 3.]), name="w")
+bb = ms.Parameter(ms.Tensor([1.]), name="bb")
+nog = ms.Parameter(ms.Tensor([5.]), name="nog", requires_grad=False)
+xv, yv = ms.Tensor([1., 2.]), ms.Tensor([3., 4.])
+
+
+def f_scalar(x, y):
+    return (x * w * y).sum() + bb.sum() * nog.sum()
+
+
+def _eq(a, b):
+    if isinstance(b, tuple):
+        assert isinstance(a, tuple) and len(a) == len(b), (a, b)
+        for u, v in zip(a, b):
+            _eq(u, v)
+    else:
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+
+
+GX, GY, GW, GB = (np.array(v) for v in ([6., 12.], [2., 6.], [3., 8.], [5.]))
+
+
+@pytest.mark.parametrize("pos,weights,expected", [
+    (0, None, GX),
+    ((0,), None, GX),
+    ((0, 1), None, (GX, GY)),
+    ((1, 0), None, (GY, GX)),
+    (0, "wb", (GX, (GW, GB))),
+    (0, "w", (GX, GW)),
+    (0, "[w]", (GX, (GW,))),
+    (0, "[]", (GX, ())),
+    ((0, 1), "wb", ((GX, GY), (GW, GB))),
+    (None, "wb", (GW, GB)),
+    (None, "w", GW),
+    (None, "[w]", (GW,)),
+])
+def test_grad_return_structure_matches_mindspore(pos, weights, expected):
+    weights = {None: None, "wb": ms.ParameterTuple((w, bb)), "w": w, "[w]": [w], "[]": []}[weights]
+    _eq(ms.grad(f_scalar, pos, weights)(xv, yv), expected)
+    value, grads = ms.value_and_grad(f_scalar, pos, weights)(xv, yv)
+    assert float(value) == 2 * 3 + 2 * 3 * 4 + 5
+    _eq(grads, expected)
+
+
+def test_grad_against_jax_grad_reference():
+    ref = jax.grad(lambda x, wv: (x * wv * yv).sum(), argnums=(0, 1))(xv, w.value)
+    _eq(ms.grad(f_scalar, 0, [w])(xv, yv), (ref[0], (ref[1],)))
+
+
+def test_requires_grad_false_weight_gets_zeros():
+    _eq(ms.grad(f_scalar, None, [bb, nog])(xv, yv), (GB, [0.]))
+
+
+def test_nonscalar_and_tuple_outputs_use_ones_sensitivity():
+    _eq(ms.grad(lambda x: x * w + bb, None, [bb])(xv), ([2.],))
+    _eq(ms.grad(lambda x, y: ((x * w).sum(), y * w), (0, 1), [w])(xv, yv), (([2., 3.], [2., 3.]), ([4., 6.],)))
+
+
+def test_has_aux():
+    def f(x, y):
+        return (x * w).sum(), y * 2, x + 1
+    grads, aux = ms.grad(f, 0, has_aux=True)(xv, yv)
+    _eq(grads, [2., 3.])
+    _eq(aux, ([6., 8.], [2., 3.]))
+    value, grads = ms.value_and_grad(f, 0, has_aux=True)(xv, yv)
+    _eq(value, (8., [6., 8.], [2., 3.]))
+    with pytest.raises(ValueError, match="has_aux=True"):
+        ms.grad(lambda x: x.sum(), 0, has_aux=True)(xv)
+
+
+def test_return_ids():
+    got = ms.grad(f_scalar, 0, None, return_ids=True)(xv, yv)
+    assert got[0] == 0
+    _eq(got[1], GX)
+    out = ms.grad(f_scalar, None, [w, bb], return_ids=True)(xv, yv)
+    assert out[0][0] == "w" and out[1][0] == "bb"
+    _eq(out[0][1], GW)
+
+
+def test_grad_argument_errors():
+    with pytest.raises(ValueError, match="cannot both be None"):
+        ms.grad(f_scalar, None, None)
+    with pytest.raises(TypeError, match="weights\\[1\\]"):
+        ms.grad(f_scalar, 0, [w, 3])
+    with pytest.raises(IndexError, match="out of range"):
+        ms.grad(f_scalar, 5)(xv, yv)
+
+
+def test_grad_of_a_cell_and_check_grads():
+    n = Network()
+    grads = ms.grad(lambda x: (n(x) ** 2).sum(), None, n.trainable_params())(X)
+    ref = jax.grad(lambda wv, bv: ((X @ wv + bv) ** 2).sum(), argnums=(0, 1))(n.w.value, n.b.value)
+    _eq(grads, ref)
+
+    def via_cellkit(xval):
+        return ms.grad(lambda x: jnp.sum(jnp.sin(n(x))), 0)(xval)
+    check_grads(lambda xval: jnp.sum(jnp.sin(n(xval))), (X,), order=1, modes=["rev"])
+    np.testing.assert_allclose(via_cellkit(X), jax.grad(lambda xval: jnp.sum(jnp.sin(n(xval))))(X), rtol=1e-6)
+
+
+def test_writes_inside_grad_are_applied_eagerly_and_in_jit():
+    counter = ms.Parameter(ms.Tensor(0.0), name="counter", requires_grad=False)
+
+    def f(x):
+        ops.assign(counter, counter + 1)
+        return (x * w).sum()
+
+    g = ms.grad(f, 0)
+    g(xv)
+    assert float(counter) == 1.0
+    jg = ms.jit(lambda x: g(x))
+    _eq(jg(xv), [2., 3.])
+    _eq(jg(xv), [2., 3.])
+    assert float(counter) == 3.0
+
+
+def test_mindspore_2_training_loop_runs_as_written():
+    class SGD(nn.Cell):
+        def __init__(self, params, lr):
+            super().__init__()
+            self.parameters = ms.ParameterTuple(params)
+            self.lr = lr
+
+        def construct(self, grads):
+            for p, g in zip(self.parameters, grads):
+                ops.assign(p, p - self.lr * g)
+            return True
+
+    model = nn.Dense(3, 1)
+    optimizer = SGD(model.trainable_params(), 0.1)
+    rng = np.random.default_rng(0)
+    data = ms.Tensor(rng.normal(size=(16, 3)), ms.float32)
+    label = data @ ms.Tensor([[1.], [-2.], [0.5]]) + 0.3
+
+    def forward_fn(x, y):
+        logits = model(x)
+        loss = ((logits - y) ** 2).mean()
+        return loss, logits
+
+    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
+
+    @ms.jit
+    def train_step(x, y):
+        (loss, _), grads = grad_fn(x, y)
+        optimizer(grads)
+        return loss
+
+    # The same steps by hand in plain JAX.
+    wv, bv = model.weight.value, model.bias.value
+
+    def ref_loss(wv, bv):
+        return (((data @ wv.T + bv) - label) ** 2).mean()
+
+    losses = [float(train_step(data, label)) for _ in range(20)]
+    for i in range(20):
+        lv, (gw, gb) = jax.value_and_grad(ref_loss, argnums=(0, 1))(wv, bv)
+        np.testing.assert_allclose(losses[i], lv, rtol=1e-5)
+        wv, bv = wv - 0.1 * gw, bv - 0.1 * gb
+    np.testing.assert_allclose(model.weight.asnumpy(), wv, rtol=1e-5)
+    assert losses[-1] < losses[0] / 5
+    assert train_step.trace_count == 1
+
+
+# ----- custom bprop ------------------------------------------------------------------
+
+class Dropout2d(nn.Cell):
+    def __init__(self, keep_prob):
+        super().__init__()
+        self.keep_prob = keep_prob
+        self.dropout2d = ops.Dropout2D(keep_prob)
+
+    def construct(self, x):
+        return self.dropout2d(x)
+
+    def bprop(self, x, out, dout):
+        _, mask = out
+        dy, _ = dout
+        if self.keep_prob != 0:
+            dy = dy * (1 / self.keep_prob)
+        dy = mask.astype(ms.float32) * dy
+        return (dy.astype(x.dtype), )
+
+
+def test_seed_dropout2d_bprop_gradient_is_the_mask():
+    dropout_2d = Dropout2d(0.8)
+    dropout_2d.bprop_debug = True
+    x = ms.Tensor(np.random.default_rng(0).normal(size=(4, 8, 3, 3)), ms.float32)
+    upstream = ms.Tensor(np.random.default_rng(1).normal(size=(4, 8, 3, 3)), ms.float32)
+
+    def f(x):
+        out, mask = dropout_2d(x)
+        return (out * upstream).sum(), mask
+
+    for fn in (lambda x: ms.grad(f, 0, has_aux=True)(x), ms.jit(lambda x: ms.grad(f, 0, has_aux=True)(x))):
+        grads, (mask,) = fn(x)
+        assert mask.dtype == np.bool_ and mask.shape == x.shape
+        assert 0 < float(mask.mean()) < 1
+        np.testing.assert_allclose(grads, np.asarray(mask, np.float32) * np.asarray(upstream) / 0.8, rtol=1e-6)
+
+
+class Scaled(nn.Cell):
+    """y = x * w, with a custom bprop giving dx = 100 * dout."""
+
+    def __init__(self, with_param_grads=False):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor([2., 3.]), name="w")
+        self.with_param_grads = with_param_grads
+
+    def construct(self, x):
+        return x * self.w
+
+    def bprop(self, x, out, dout):
+        dx = dout * 100
+        if self.with_param_grads:
+            return (dx,), {self.w: dout * x}
+        return (dx,)
+
+
+def test_bprop_cell_parameters_get_zero_outer_parameters_true_gradients():
+    inner = Scaled()
+    v = ms.Parameter(ms.Tensor([1., 2.]), name="v")
+    f = lambda x: inner(x * v).sum()  # noqa: E731
+    gx, (g_inner, gv) = ms.grad(f, 0, [inner.w, v])(xv)
+    _eq(gx, np.asarray(v) * 100)
+    _eq(g_inner, [0., 0.])
+    _eq(gv, np.asarray(xv) * 100)
+
+
+def test_bprop_can_return_parameter_gradients_opt_in():
+    inner = Scaled(with_param_grads=True)
+    gx, (gw,) = ms.grad(lambda x: inner(x).sum(), 0, [inner.w])(xv)
+    _eq(gx, [100., 100.])
+    _eq(gw, xv)
+    gx2, (gw2,) = ms.jit(lambda x: ms.grad(lambda x: inner(x).sum(), 0, [inner.w])(x))(xv)
+    _eq(gw2, xv)
+    pure = jax.grad(lambda cell, x: cell(x).sum())(inner, xv)
+    _eq(pure.w.value, xv)
+
+
+def test_bprop_wrong_number_of_gradients_is_a_clear_error():
+    class Bad(nn.Cell):
+        def construct(self, x, y):
+            return x * y
+
+        def bprop(self, x, y, out, dout):
+            return (dout,)
+
+    with pytest.raises(ValueError, match="Bad.bprop returned 1 input gradient.*2 input"):
+        ms.grad(lambda x, y: Bad()(x, y).sum(), (0, 1))(xv, yv)
+
+
+def test_bprop_forward_only_and_under_jit():
+    inner = Scaled()
+    _eq(inner(xv), np.asarray(xv) * np.asarray(inner.w))
+    _eq(ms.jit(lambda x: inner(x))(xv), np.asarray(xv) * np.asarray(inner.w))
+
+
+# ----- random state --------------------------------------------------------------------
+
+def test_dropout_in_jit_fresh_mask_each_call_and_reproducible():
+    d = nn.Dropout(p=0.5)
+    d.set_train()
+    f = ms.jit(lambda x: d(x))
+    x = ops.ones((64,))
+    ms.set_seed(3)
+    first = [np.asarray(f(x)) for _ in range(3)]
+    assert not np.array_equal(first[0], first[1])
+    ms.set_seed(3)
+    second = [np.asarray(f(x)) for _ in range(3)]
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    assert f.trace_count == 1
+
+
+def test_eager_random_is_reproducible():
+    ms.set_seed(5)
+    a = [np.asarray(ops.rand(3)) for _ in range(2)]
+    ms.set_seed(5)
+    b = [np.asarray(ops.rand(3)) for _ in range(2)]
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a[0], a[1])
+
+
+# ----- modes, interplay, threads ---------------------------------------------------------
+
+def test_graph_mode_routes_top_level_calls_through_jit():
+    n = Network()
+    before = engine._graph_call.trace_count
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        out1 = n(X)
+        n.b.set_data(ms.Tensor([0., 0., 0.]))
+        out2 = n(X)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert engine._graph_call.trace_count == before + 1
+    np.testing.assert_allclose(out2, reference(n.w, n.b, X), rtol=1e-6)
+    assert not np.allclose(out1, out2)
+
+
+def test_pure_layer_and_stateful_layer_together():
+    n = Network()
+
+    @jax.jit
+    def pure(cell, x):
+        return ms.jit(lambda c, x: c(x))(cell, x).sum()
+
+    np.testing.assert_allclose(pure(n, X), reference(n.w, n.b, X).sum(), rtol=1e-6)
+    g = jax.grad(lambda cell: ms.jit(lambda c: (c(X) ** 2).sum())(cell))(n)
+    ref = jax.grad(lambda wv: ((X @ wv + n.b.value) ** 2).sum())(n.w.value)
+    np.testing.assert_allclose(g.w.value, ref, rtol=1e-5)
+
+
+def test_jit_with_checking_leaks():
+    n = Network()
+    with jax.checking_leaks():
+        f = ms.jit(lambda x: ms.value_and_grad(lambda x: n(x).sum(), None, n.trainable_params())(x))
+        f(X)
+        f(X)
+
+
+def test_frames_are_thread_local():
+    n = Network()
+    p = ms.Parameter(ms.Tensor(0.0), name="p")
+
+    @ms.jit
+    def step(x):
+        ops.assign(p, p + 1)
+        return n(x)
+
+    errors, results = [], []
+
+    def worker():
+        try:
+            for _ in range(20):
+                results.append(np.asarray(n(X)))  # eager reads while other threads trace/run
+                step(X)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for r in results:
+        np.testing.assert_allclose(r, reference(n.w, n.b, X), rtol=1e-6)
+    assert 1 <= float(p) <= 80
