@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import random as _pyrandom
 import secrets
 
 import jax
@@ -47,7 +48,7 @@ rng_state = Parameter(_SeedKey(), name="cellkit.rng_state", requires_grad=False)
 
 
 def set_seed(seed: int) -> None:
-    """Seed cellkit's random stream (and NumPy's global generator, as MindSpore does).
+    """Seed cellkit's random stream, and NumPy's and Python's global generators (as MindSpore does).
 
     >>> import cellkit as ms
     >>> ms.set_seed(1)
@@ -59,6 +60,7 @@ def set_seed(seed: int) -> None:
     seed = int(seed)
     _seed[0] = seed
     np.random.seed(seed % 2**32)
+    _pyrandom.seed(seed)
     rng_state._write(jax.random.key(seed))
 
 
