@@ -71,10 +71,12 @@ def _static_key(value):
 class _Statics:
     """Static aux data of a Cell node: attribute order, static values, and their key."""
 
-    __slots__ = ("order", "keys", "values", "_key")
+    __slots__ = ("order", "keys", "values", "template", "_key")
 
     def __init__(self, order, keys, values):
         self.order, self.keys, self.values = order, keys, values
+        # The attribute dict in its original order, children still to be filled in.
+        self.template = {k: values.get(k) for k in order}
         self._key = (order, keys, tuple((k, _static_key(v)) for k, v in values.items()))
 
     def __eq__(self, other):
@@ -116,9 +118,10 @@ def _flatten_cell_with_keys(cell):
 def _unflatten_cell(cls, aux, children):
     cell = object.__new__(cls)
     d = cell.__dict__
-    given = dict(zip(aux.keys, children))
-    for k in aux.order:
-        d[k] = given[k] if k in given else aux.values[k]
+    d.update(aux.template)
+    d.update(zip(aux.keys, children))
+    # The copy has exactly the structure ``aux`` describes: reuse it.
+    d["_ck_flat"] = (structure_epoch[0], aux.keys, aux)
     return cell
 
 
