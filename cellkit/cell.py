@@ -439,5 +439,9 @@ class Cell:
 
     __str__ = __repr__
 
+    def _repr_html_(self) -> str:
+        from .display import cell_html
+        return cell_html(self)
+
 
 _register(Cell)

@@ -157,6 +157,10 @@ class Parameter:
 
     __str__ = __repr__
 
+    def _repr_html_(self) -> str:
+        from .display import parameter_html
+        return parameter_html(self)
+
     # ----- reading -------------------------------------------------------------
 
     def _get(self):

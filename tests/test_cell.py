@@ -235,3 +235,15 @@ def test_construct_errors_name_the_cell():
         Net()(ms.ops.ones((2, 3)), ms.ops.ones((2, 3)))
     with pytest.raises(NotImplementedError, match="must define construct"):
         nn.Cell()(1)
+
+
+def test_html_display_for_notebooks():
+    o = Outer()
+    o.mid.c.requires_grad = False
+    html = o._repr_html_()
+    for text in ("Outer", "mid: ", "Mid", "inner: ", "Inner", "mid.inner.w", "(2, 2)", "Float32",
+                 "Dense(input_channels=2, output_channels=3, has_bias=True)", "ck-frozen"):
+        assert text in html, text
+    assert "16 params" in html  # 1 + 4 + 2 + 6 + 3
+    p_html = o.mid.c._repr_html_()
+    assert "mid.c" in p_html and "requires_grad=False" in p_html and "[1.]" in p_html
