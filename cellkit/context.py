@@ -16,12 +16,15 @@ PYNATIVE_MODE = 1
 
 # graph[0] is read on every Cell call, so it is a plain list slot.
 graph = [False]
-_settings = {"mode": PYNATIVE_MODE, "device_target": "CPU"}
+_settings = {"mode": PYNATIVE_MODE, "device_target": "CPU", "debug_nans": False}
 
 
 def set_context(**kwargs) -> None:
     """Set ``mode`` (``GRAPH_MODE`` or ``PYNATIVE_MODE``) and other MindSpore settings.
 
+    ``debug_nans=True`` turns on JAX's NaN checking (``jax_debug_nans``): an
+    operation that produces a NaN — a NaN loss, say — raises
+    ``FloatingPointError`` naming the operation, also inside ``cellkit.jit``.
     Settings cellkit has no use for (``device_target``, ``save_graphs``, ...) are
     recorded and returned by ``get_context``; JAX picks the device itself.
     """
@@ -31,6 +34,9 @@ def set_context(**kwargs) -> None:
             raise ValueError(f"set_context: mode must be GRAPH_MODE ({GRAPH_MODE}) or "
                              f"PYNATIVE_MODE ({PYNATIVE_MODE}), got {mode!r}")
         graph[0] = mode == GRAPH_MODE
+    if "debug_nans" in kwargs:
+        import jax
+        jax.config.update("jax_debug_nans", bool(kwargs["debug_nans"]))
     _settings.update(kwargs)
 
 
