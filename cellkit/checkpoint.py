@@ -54,7 +54,8 @@ with the dtypes the arrays have.
 ...     ms.save_checkpoint(net, path)
 ...     params = ms.load_checkpoint(path)
 >>> params
-{'weight': Parameter (name=weight, shape=(2, 3), dtype=Float32, requires_grad=True), 'bias': Parameter (name=bias, shape=(2,), dtype=Float32, requires_grad=True)}
+{'weight': Parameter (name=weight, shape=(2, 3), dtype=Float32, requires_grad=True),
+ 'bias': Parameter (name=bias, shape=(2,), dtype=Float32, requires_grad=True)}
 >>> other = nn.Dense(3, 2)
 >>> ms.load_param_into_net(other, params)
 ([], [])
@@ -601,9 +602,9 @@ def _is_index(x) -> bool:
 def _read_safetensors(src: _Source, head: bytes, crc_check: bool) -> list:
     """[(name, array or str, requires_grad or None)] from a safetensors file, verified."""
     n = struct.unpack("<Q", head[:8])[0]
-    if n > _MAX_HEADER_BYTES:
+    if n > _MAX_HEADER_BYTES or n < 2:
         raise src.error(f"is corrupt: its safetensors header length field says {n} bytes "
-                        f"(more than the {_MAX_HEADER_BYTES} safetensors allows)")
+                        f"(a header is 2 to {_MAX_HEADER_BYTES} bytes)")
     if src.size is not None and 8 + n > src.size:
         raise src.error(f"is truncated: its safetensors header needs {n} bytes but only "
                         f"{src.size - 8} follow the length field")
