@@ -418,6 +418,19 @@ class Cell:
             _annotate(err, self)
             raise
 
+    def shard(self, mesh, rules=None) -> "Cell":
+        """Annotate Parameters by name ``rules`` and place them on ``mesh``: :func:`cellkit.parallel.shard`.
+
+        >>> import jax
+        >>> from cellkit import nn, parallel
+        >>> mesh = parallel.make_mesh((jax.device_count(),), ("model",))
+        >>> net = nn.Dense(4, 8).shard(mesh, {"*": ("model",)})
+        >>> net.bias.value.sharding.spec
+        P('model',)
+        """
+        from .parallel import shard
+        return shard(self, mesh, rules)
+
     # ----- display -----------------------------------------------------------------
 
     def extend_repr(self) -> str:

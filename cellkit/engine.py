@@ -37,9 +37,11 @@ import types
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import PartitionSpec
 
 from . import random as ckrandom
 from .cell import Cell, _static_key, special_call
+from .parallel import keep_sharding
 from .parameter import Parameter, ParameterTuple, commit, local, structure_epoch
 
 __all__ = ["jit", "grad", "value_and_grad", "JitFunction", "GradFunction", "Frame", "compile_count"]
@@ -301,6 +303,18 @@ def _is_stateful(x) -> bool:
     return isinstance(x, (Cell, Parameter))
 
 
+def _broadcast_prefix(prefix, tree) -> list:
+    """One entry of the sharding tree ``prefix`` per leaf of ``tree`` (Cells and Parameters are leaves)."""
+    leaves = []
+
+    def repeat(s, sub):
+        leaves.extend([s] * len(jax.tree_util.tree_leaves(sub, is_leaf=_is_stateful)))
+
+    jax.tree_util.tree_map(repeat, prefix, tree,
+                           is_leaf=lambda x: x is None or isinstance(x, (jax.sharding.Sharding, PartitionSpec)))
+    return leaves
+
+
 class JitFunction:
     """A function compiled with ``jax.jit`` that reads and writes Parameters in place.
 
@@ -414,7 +428,7 @@ class JitFunction:
             i = index.get(id(p))
             if i is None:
                 raise _Rediscover(p)
-            writes[i] = v
+            writes[i] = v if p.sharding is None else keep_sharding(p, v)
         return out, writes
 
     def _discover(self, call, stateful):
@@ -460,15 +474,43 @@ class JitFunction:
         entry.last_stateful = None
         kwargs = {}
         if self.in_shardings is not None:
-            kwargs["in_shardings"] = self.in_shardings
+            kwargs["in_shardings"] = (None, self._dyn_shardings(call))
         if self.out_shardings is not None:
-            kwargs["out_shardings"] = self.out_shardings
+            kwargs["out_shardings"] = (self.out_shardings, None)
         # A fresh function per entry: jax caches traces per function object.
         entry.jitted = jax.jit(lambda vals, dyn: self._trace(vals, dyn), **kwargs)
         if len(self._entries) >= _MAX_ENTRIES:
             self._entries.pop(next(iter(self._entries)))
         self._entries[key] = entry
         return entry
+
+    def _dyn_shardings(self, call):
+        """The user's ``in_shardings`` (one per non-static positional argument of ``fn``) laid
+        out like ``dyn``; the Parameters' values (``vals``) keep the shardings they have."""
+        spec, args = self.in_shardings, call.args
+        kinds = call.kinds[0]
+        positions = [i for i in range(len(args)) if i not in self.static_argnums]
+        explicit = isinstance(spec, (tuple, list))
+        if explicit and len(spec) != len(positions):
+            raise ValueError(f"cellkit.jit({getattr(self.fn, '__name__', 'fn')}): in_shardings has "
+                             f"{len(spec)} entries but the call has {len(positions)} non-static "
+                             "positional arguments; give one per argument (None: as it comes)")
+        per_arg = dict(zip(positions, spec)) if explicit else dict.fromkeys(positions, spec)
+        out = []
+        for i, kind in enumerate(kinds):
+            s = per_arg.get(i) if i < len(args) else None  # keyword arguments keep their sharding
+            if s is None or kind is None:
+                out.append(s)
+            elif kind[0] == "t":  # a tree: the prefix broadcast over its leaves, Parameters skipped
+                leaves = _broadcast_prefix(s, args[i])
+                out.append([x if k is None else None for x, k in zip(leaves, kind[2])])
+            else:
+                if explicit and kind[0] in ("c", "p"):
+                    raise ValueError(f"cellkit.jit({getattr(self.fn, '__name__', 'fn')}): in_shardings "
+                                     f"entry {positions.index(i)} is for a {type(args[i]).__name__}; it must be "
+                                     "None: Parameters are placed by their own sharding (parallel.shard)")
+                out.append(None)
+        return out
 
     def _revalidate(self, entry, call, stateful) -> bool:
         """After a structural change somewhere: is this entry still right?"""
@@ -548,6 +590,24 @@ def jit(fn=None, *, static_argnums=(), static_argnames=(), in_shardings=None, ou
     (Array(2., dtype=float32), Array(6., dtype=float32))
     >>> counter.asnumpy(), step.trace_count
     (array(3., dtype=float32), 1)
+
+    ``in_shardings`` and ``out_shardings`` are ``jax.jit``'s, for ``fn``'s own
+    arguments and outputs: ``in_shardings`` is one Sharding (for every
+    argument) or a tuple with one entry per non-static positional argument,
+    each a Sharding, a pytree prefix of that argument, or None (as it comes);
+    keyword arguments keep the sharding they come with. The entry for a Cell
+    or Parameter argument must be None: Parameters are never resharded by
+    ``in_shardings`` but keep their own (``Parameter.sharding``, see
+    ``cellkit.parallel``), and a value written back to an annotated Parameter
+    is constrained to its sharding, so it stays in place across calls.
+
+    >>> import jax, numpy as np
+    >>> from jax.sharding import NamedSharding, PartitionSpec as P
+    >>> from cellkit import parallel
+    >>> rows = NamedSharding(parallel.make_mesh((jax.device_count(),), ("data",)), P("data"))
+    >>> double = ms.jit(lambda x, k: x * k, in_shardings=(rows, None))
+    >>> double(np.ones((16, 2), np.float32), 2.0).sharding.is_equivalent_to(rows, 2)
+    True
     """
     if fn is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
@@ -555,6 +615,8 @@ def jit(fn=None, *, static_argnums=(), static_argnames=(), in_shardings=None, ou
     if isinstance(fn, JitFunction):
         return fn
     if isinstance(fn, types.MethodType):
+        if isinstance(in_shardings, (tuple, list)):
+            in_shardings = (None,) + tuple(in_shardings)  # none for self
         return functools.partial(JitFunction(fn.__func__, _shift(static_argnums), static_argnames,
                                              in_shardings, out_shardings), fn.__self__)
     return JitFunction(fn, static_argnums, static_argnames, in_shardings, out_shardings)

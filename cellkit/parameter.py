@@ -38,6 +38,8 @@ PARAMETER_NAME_DEFAULT = "Parameter"
 class _Local(threading.local):
     # The state engine's innermost active frame on this thread (None: eager).
     frame = None
+    # While cellkit.parallel.abstract() is active: called with each new Parameter.
+    on_create = None
 
 
 local = _Local()
@@ -121,6 +123,8 @@ class Parameter:
             self._value = to_array(data, mstype.int32, f"Parameter '{self._name}'")
         else:
             self._value = to_array(data, None, f"Parameter '{self._name}'")
+        if local.on_create is not None:
+            local.on_create(self)
         frame = local.frame
         if frame is not None:
             frame.adopt(self)

@@ -42,7 +42,7 @@ class Dense(Cell):
     """
 
     def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None, has_bias=True,
-                 activation=None, dtype=mstype.float32):
+                 activation=None, dtype=mstype.float32, *, weight_sharding=None, bias_sharding=None):
         super().__init__()
         self.in_channels = int(in_channels)
         self.out_channels = int(out_channels)
@@ -50,10 +50,12 @@ class Dense(Cell):
         shape = (self.out_channels, self.in_channels)
         self.weight = make_param(default_weight_init() if weight_init is None else weight_init,
                                  shape, dtype, "weight", what="Dense")
+        self.weight.sharding = weight_sharding
         self.bias = None
         if self.has_bias:
             self.bias = make_param(default_bias_init(shape) if bias_init is None else bias_init,
                                    (self.out_channels,), dtype, "bias", what="Dense")
+            self.bias.sharding = bias_sharding
         self.activation = get_activation(activation) if isinstance(activation, str) else activation
         if activation is not None and not isinstance(self.activation, Cell):
             raise TypeError(f"Dense: activation must be a name or a Cell, got {type(activation).__name__}")
