@@ -13,3 +13,4 @@ from .activation import *  # noqa: F401,F403
 from .basic import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
