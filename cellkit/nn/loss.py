@@ -380,7 +380,7 @@ class CrossEntropyLoss(LossBase):
             raise TypeError(f"For '{self.cls_name}', 'label_smoothing' must be a float, but got "
                             f"{type(label_smoothing).__name__}.")
         if not 0.0 <= label_smoothing <= 1.0:
-            raise ValueError(f"For '{self.cls_name}', 'label_smoothing' must be in range of [0.0, 1.0], "
+            raise ValueError(f"For '{self.cls_name}', the 'label_smoothing' must be in range of [0.0, 1.0], "
                              f"but got {label_smoothing}.")
         self.label_smoothing = float(label_smoothing)
         self.weight = _class_weight(self.cls_name, weight)
