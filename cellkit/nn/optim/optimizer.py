@@ -423,7 +423,25 @@ class Optimizer(Cell):
 
         ``learning_rate`` is the injected (traced) rate; ``weight_decay`` and
         ``decay_mask`` (None: every Parameter of the group; else a tuple of bools
-        over all Parameters) matter only to decoupled optimizers.
+        over all Parameters) matter only to decoupled optimizers. The base
+        class adds the loss scaling and the coupled weight decay in front of it.
+        ``_slot_names`` maps the optax state fields to Parameter name prefixes:
+
+        >>> import optax
+        >>> import cellkit as ms
+        >>> from cellkit import nn
+        >>> class Lion(nn.Optimizer):
+        ...     _slot_names = {"mu": "exp_avg"}
+        ...     def __init__(self, params, learning_rate=1e-4):
+        ...         super().__init__(learning_rate, params)
+        ...         self.init_optax()
+        ...     def update_rule(self, learning_rate, weight_decay, decay_mask):
+        ...         return optax.chain(optax.scale_by_lion(), optax.scale_by_learning_rate(learning_rate))
+        >>> w = ms.Parameter(ms.Tensor([1.0, -1.0]), name="w")
+        >>> opt = Lion([w], 0.5)
+        >>> _ = opt((ms.Tensor([3.0, -0.1]),))
+        >>> w.asnumpy(), [p.name for p in opt.exp_avg]
+        (array([ 0.5, -0.5], dtype=float32), ['exp_avg.w'])
         """
         raise NotImplementedError(f"{self.cls_name} must define update_rule (or its own construct)")
 
@@ -439,7 +457,14 @@ class Optimizer(Cell):
         return optax.inject_hyperparams(factory, hyperparam_dtype=jnp.float32)(learning_rate=0.0)
 
     def init_optax(self) -> None:
-        """Build ``self.tx`` and store its initial state as Parameters (call at the end of ``__init__``)."""
+        """Build ``self.tx`` and store its initial state as Parameters (call at the end of ``__init__``).
+
+        Each optax state leaf becomes a Parameter: per-parameter leaves go into a
+        ``ParameterTuple`` attribute named by ``_slot_names`` (``<prefix>.<param
+        name>``), step counters are ``global_step`` and the injected learning
+        rate is recomputed on each call; anything else goes to ``optax_state``.
+        See :meth:`update_rule` for an example.
+        """
         if len(self._groups) == 1:
             members, _, _, wd = self._groups[0]
             mask = None if all(self.decay_flags) else self.decay_flags
