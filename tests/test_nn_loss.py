@@ -225,6 +225,16 @@ def test_softmax_cross_entropy_against_formula():
         ms.Tensor(X), ms.Tensor(IDX)), -(onehot * _log_softmax(X, 1)).sum(), rtol=1e-5)
 
 
+def test_softmax_cross_entropy_any_rank():
+    x = RNG.normal(size=(2, 5, 4)).astype(np.float32)
+    y = RNG.integers(0, 4, size=(2, 5)).astype(np.int32)
+    ref = -np.take_along_axis(_log_softmax(x, -1), y[..., None], -1)[..., 0]
+    np.testing.assert_allclose(nn.SoftmaxCrossEntropyWithLogits(sparse=True)(ms.Tensor(x), ms.Tensor(y)), ref,
+                               rtol=1e-5)
+    np.testing.assert_allclose(nn.SoftmaxCrossEntropyWithLogits(sparse=True)(ms.Tensor(x[0, 0]), ms.Tensor(y[0, 0])),
+                               ref[0, 0], rtol=1e-5)
+
+
 def test_int64_labels_are_accepted():
     labels = ms.Tensor(np.array(LABELS, np.int64))
     assert labels.dtype == (np.int64 if x64() else np.int32)

@@ -513,6 +513,10 @@ def test_hyperparameter_errors():
         nn.Adam([w], use_fast=True)
     with pytest.raises(TypeError, match="dynamic"):
         nn.SGD([w], 0.1, weight_decay=nn.Dense(1, 1))
+    with pytest.raises(NotImplementedError, match="grad_centralization"):
+        nn.SGD([{"params": [w], "grad_centralization": True}], 0.1)
+    lazy, _ = run(lambda p: nn.Adam(p, 0.1, use_lazy=True))
+    np.testing.assert_allclose(np.array(lazy)[:, 0], REF["Adam(lr=0.1)"], rtol=1e-6, atol=3e-7)
     with pytest.warns(UserWarning, match="ignores use_nesterov"):
         nn.Momentum([w], 0.1, 0.9, use_nesterov=True)
 
