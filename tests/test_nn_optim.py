@@ -527,7 +527,8 @@ def test_defaults_follow_mindspore():
     assert (float(sgd.learning_rate.value), sgd.momentum, sgd.dampening, sgd.weight_decay, sgd.nesterov,
             sgd.loss_scale) == (pytest.approx(0.1), 0.0, 0.0, 0.0, False, 1.0)
     adam = nn.Adam([w])
-    assert (float(adam.learning_rate.value), adam.beta1, adam.beta2, adam.eps) == (pytest.approx(1e-3), 0.9, 0.999, 1e-8)
+    assert (float(adam.learning_rate.value), adam.beta1, adam.beta2, adam.eps) == (
+        pytest.approx(1e-3), 0.9, 0.999, 1e-8)
     assert nn.AdamWeightDecay([w]).eps == 1e-6
     rms = nn.RMSProp([w])
     assert (float(rms.learning_rate.value), rms.decay, rms.momentum, rms.epsilon, rms.centered) == (

@@ -466,16 +466,15 @@ class Optimizer(Cell):
         See :meth:`update_rule` for an example.
         """
         if len(self._groups) == 1:
-            members, _, _, wd = self._groups[0]
+            # One group: the decay mask is the name filter (or all True with groups).
+            wd = self._groups[0][3] if any(self.decay_flags) else 0.0
             mask = None if all(self.decay_flags) else self.decay_flags
-            if not any(self.decay_flags):
-                wd = 0.0
             tx = self._group_transformation(wd, mask)
             labels = None
         else:
-            transforms = {}
-            for g, (members, _, _, wd) in enumerate(self._groups):
-                transforms[f"group_{g}"] = self._group_transformation(wd, None)
+            # Several groups: an optax.partition; within a group every Parameter is decayed or none.
+            transforms = {f"group_{g}": self._group_transformation(group[3], None)
+                          for g, group in enumerate(self._groups)}
             labels = tuple(f"group_{g}" for g in self._group_of)
             tx = optax.partition(transforms, labels)
         values = tuple(p.value for p in self.parameters)
@@ -487,9 +486,10 @@ class Optimizer(Cell):
         for prefix, by_index in slots.items():
             if prefix in self.__dict__:
                 raise RuntimeError(f"{self.cls_name}: optimizer state prefix '{prefix}' clashes with an attribute")
-            setattr(self, prefix, ParameterTuple(by_index[i] for i in sorted(by_index)))
-            order = {i: k for k, i in enumerate(sorted(by_index))}
-            specs = [("slot", prefix, order[s[2]]) if s[0] == "slot_raw" and s[1] == prefix else s
+            indices = sorted(by_index)
+            setattr(self, prefix, ParameterTuple(by_index[i] for i in indices))
+            position = {i: k for k, i in enumerate(indices)}
+            specs = [("slot", prefix, position[s[2]]) if s[0] == "slot_raw" and s[1] == prefix else s
                      for s in specs]
         if extras:
             self.optax_state = ParameterTuple(extras)
