@@ -307,7 +307,11 @@ class Parameter:
             raise ValueError(
                 f"{label}: {what} got shape {shape} but the Parameter has shape {self.shape}; "
                 "pass slice_shape=True to change its shape")
-        return data.astype(old_dtype) if data.dtype != old_dtype else data
+        if data.dtype != old_dtype or getattr(data, "weak_type", False):
+            # A strong dtype: a weak-typed value (from a Python scalar) would make the
+            # next compiled call see a different input type and retrace.
+            data = jax.lax.convert_element_type(data, old_dtype)
+        return data
 
     def _write(self, value) -> None:
         frame = local.frame

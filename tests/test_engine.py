@@ -685,3 +685,17 @@ def test_frames_are_thread_local():
     for r in results:
         np.testing.assert_allclose(r, reference(n.w, n.b, X), rtol=1e-6)
     assert 1 <= float(p) <= 80
+
+
+def test_assigning_a_python_scalar_does_not_cause_a_retrace():
+    p = ms.Parameter(ms.Tensor(0.0), name="p")
+
+    @ms.jit
+    def f(x):
+        return p * x
+
+    f(ms.Tensor(1.0))
+    ops.assign(p, 1.0)
+    p.set_data(2.0)
+    assert float(f(ms.Tensor(1.0))) == 2.0
+    assert f.trace_count == 1

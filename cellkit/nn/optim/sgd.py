@@ -1,0 +1,76 @@
+"""``SGD``: stochastic gradient descent with momentum, dampening and Nesterov (MindSpore's ``nn.SGD``).
+
+>>> import cellkit as ms
+>>> from cellkit import nn
+>>> w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
+>>> opt = nn.SGD([w], learning_rate=0.1, momentum=0.9)
+>>> for _ in range(2):
+...     _ = opt((ms.Tensor([0.1, -0.2]),))
+>>> w.asnumpy().round(4)
+array([0.971, 2.058], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import optax
+
+from ._checks import check_bool, check_float
+from .optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """SGD, PyTorch/MindSpore semantics, as ``optax.sgd``.
+
+    With ``g`` the gradient after loss scaling and (coupled) weight decay::
+
+        v = g                                  on the first step
+        v = momentum * v + (1 - dampening) * g afterwards
+        w = w - lr * v                          (nesterov: w - lr * (g + momentum * v))
+
+    With ``momentum == 0`` this is ``w -= lr * g`` (dampening has no effect, as
+    in MindSpore). Without dampening it is exactly ``optax.sgd(lr, momentum,
+    nesterov)``; dampening, which optax lacks, is an
+    ``optax.scale_by_schedule`` that scales ``g`` by ``1 - dampening`` from the
+    second step on, in front of it. State: ``accum.<param>`` (the velocity;
+    MindSpore's extra ``stat.<param>`` first-step flag is ``global_step == 0``).
+
+    Args:
+        params: Parameters or parameter groups.
+        learning_rate: see :class:`Optimizer` (default 0.1).
+        momentum, dampening: floats >= 0.
+        weight_decay: coupled L2 (default 0.0).
+        nesterov: needs ``momentum > 0`` and ``dampening == 0``.
+        loss_scale: gradients are divided by it.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
+    >>> opt = nn.SGD([w], learning_rate=0.1, weight_decay=0.01)
+    >>> opt((ms.Tensor([0.1, -0.2]),))
+    (True,)
+    >>> w.asnumpy().round(4)
+    array([0.989, 2.018], dtype=float32)
+    """
+
+    _slot_names = {"trace": "accum"}
+
+    def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
+                 nesterov=False, loss_scale=1.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.momentum = check_float(self.cls_name, "momentum", momentum, minimum=0.0)
+        self.dampening = check_float(self.cls_name, "dampening", dampening, minimum=0.0)
+        self.nesterov = check_bool(self.cls_name, "nesterov", nesterov)
+        if nesterov and (self.momentum <= 0.0 or self.dampening != 0.0):
+            raise ValueError(f"For 'SGD', if 'nesterov' is true, 'momentum' must be > 0.0 and 'dampening' must "
+                             f"equal to 0.0, but got 'momentum' {self.momentum}, 'dampening' {self.dampening}.")
+        self.init_optax()
+
+    def update_rule(self, learning_rate, weight_decay, decay_mask):
+        sgd = optax.sgd(learning_rate, momentum=self.momentum, nesterov=self.nesterov)
+        if self.momentum > 0.0 and self.dampening != 0.0:
+            keep = 1.0 - self.dampening
+            return optax.chain(optax.scale_by_schedule(lambda count: jnp.where(count == 0, 1.0, keep)), sgd)
+        return sgd
