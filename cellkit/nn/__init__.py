@@ -1,4 +1,7 @@
-"""``cellkit.nn``: the Cell base class, layers, containers, losses and optimizers.
+"""``cellkit.nn``: the Cell base class, layers and containers.
+
+Layers follow MindSpore 2.10's constructors, defaults, Parameter names,
+shapes and reprs, so MindSpore code and checkpoints carry over.
 
 >>> from cellkit import nn
 >>> nn.SequentialCell([nn.Dense(2, 3), nn.ReLU()])
@@ -13,3 +16,4 @@ from .activation import *  # noqa: F401,F403
 from .basic import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
