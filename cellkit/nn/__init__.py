@@ -13,6 +13,7 @@ SequentialCell(
 
 from ..cell import Cell
 from .activation import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
 from .basic import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
