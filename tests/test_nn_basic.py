@@ -68,6 +68,7 @@ def test_flatten():
     with pytest.raises(TypeError, match="'start_dim' must be an int"):
         nn.Flatten(1.0)
     assert nn.Identity()(x) is x
+    grads_ok(lambda x: nn.Flatten(1, 2)(x) ** 2, (rand(2, 3, 2, 2, seed=6),))
 
 
 # ----- Dropout -----------------------------------------------------------------------------
@@ -99,6 +100,17 @@ def test_dropout_follows_set_train_and_scales_kept_values():
     assert nn.Dropout(keep_prob=1.0).set_train()(x) is x
     drop.set_train(False)
     assert drop(x) is x
+
+
+def test_dropout_gradient_is_the_scaled_mask():
+    drop = nn.Dropout(p=0.25).set_train()
+    x = rand(6, 5, seed=7)
+    ms.set_seed(11)
+    kept = np.asarray(drop(x)) != 0
+    ms.set_seed(11)
+    g = ms.grad(lambda x: drop(x).sum())(x)          # the same draw: d(out)/dx = mask / (1 - p)
+    close(g, kept / 0.75)
+    assert 0 < kept.sum() < kept.size
 
 
 def test_dropout_inside_jit_draws_fresh_reproducible_masks():

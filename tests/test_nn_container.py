@@ -8,6 +8,7 @@ import pytest
 
 import cellkit as ms
 from cellkit import nn
+from nn_helpers import grads_ok, init, rand
 
 
 def names(cell):
@@ -97,6 +98,9 @@ def test_containers_are_pytrees():
     np.testing.assert_allclose(g[1].weight.value, [[3.0, 3.0, 3.0]])
     np.testing.assert_allclose(g[0].weight.value, np.ones((3, 2)) * [[1.0, 2.0]])
     np.testing.assert_allclose(jax.jit(lambda s, x: s(x))(seq, x), seq(x))
+    tanh_seq = nn.SequentialCell([nn.Dense(2, 3, weight_init=init(3, 2), bias_init=init(3, seed=1)), nn.Tanh(),
+                                  nn.Dense(3, 1, weight_init=init(1, 3, seed=2), bias_init="zeros")])
+    grads_ok(lambda s, x: s(x), (tanh_seq, rand(4, 2, seed=3)))
 
 
 # ----- CellList ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ values are copied below so that the test runs anywhere, and are compared with
 the fixture's JSON whenever the shared fixtures are present.
 """
 
+import inspect
 import json
 import os
 from pathlib import Path
@@ -12,7 +13,6 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 import cellkit as ms
 from cellkit import nn
@@ -178,7 +178,16 @@ def test_every_layer_agrees_eagerly_in_cellkit_jit_and_in_jax_jit():
     params = zoo.trainable_params()
     g_ck = ms.jit(ms.grad(lambda xs: loss(zoo, xs), None, params))(xs)
     tree = dict(zip([p.name for p in zoo.get_parameters()], g_tree.get_parameters()))
-    assert len(params) == 26 and set(p.name for p in params) <= set(tree)
+    assert [p.name for p in params] == [
+        "dense.weight", "dense.bias", "conv1d.weight", "conv1d.bias", "conv2d.weight", "tconv.weight",
+        "bn_train.gamma", "bn_train.beta", "bn_predict.gamma", "bn_predict.beta", "layernorm.gamma",
+        "layernorm.beta", "groupnorm.gamma", "groupnorm.beta", "mha.in_proj_weight", "mha.in_proj_bias",
+        "mha.out_proj.weight", "mha.out_proj.bias", "embedding.embedding_table", "block.body.0.weight",
+        "block.body.1.gamma", "block.body.1.beta", "block.heads.0.weight", "block.heads.0.bias",
+        "block.heads.1.weight", "block.heads.1.bias"]
+    assert [p.name for p in zoo.untrainable_params()] == [
+        "bn_train.moving_mean", "bn_train.moving_variance", "bn_predict.moving_mean",
+        "bn_predict.moving_variance", "block.body.1.moving_mean", "block.body.1.moving_variance"]
     for p, g in zip(params, g_ck):
         close(tree[p.name].value, g)
     assert np.abs(np.asarray(g_ck[0])).sum() > 0
@@ -198,3 +207,17 @@ def test_set_train_reaches_every_layer_in_a_tree():
     net(x)
     np.testing.assert_array_equal(net.body[1].moving_mean, after)
     assert [p.name for p in net.untrainable_params()] == ["body.1.moving_mean", "body.1.moving_variance"]
+
+
+def test_every_public_layer_documents_its_defaults_with_an_example():
+    layers = [obj for _, obj in inspect.getmembers(nn, inspect.isclass)
+              if issubclass(obj, nn.Cell) and obj is not nn.Cell]
+    assert len(layers) >= 30
+    for cls in layers:
+        doc = cls.__doc__ or ""
+        assert ">>>" in doc, f"{cls.__name__} has no doctest example"
+        if cls.__init__ is nn.Cell.__init__:
+            continue
+        for p in inspect.signature(cls.__init__).parameters.values():
+            if p.default is not inspect.Parameter.empty:
+                assert p.name in doc, f"{cls.__name__}: the default of '{p.name}' is not documented"

@@ -6,7 +6,6 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import cellkit as ms
 from cellkit import nn
 from nn_helpers import INT, NP_FLOAT, close, grads_ok, rand
 
@@ -73,7 +72,8 @@ def test_reprs_and_mindspore_defaults():
     assert repr(nn.MaxPool2d()) == "MaxPool2d(kernel_size=1, stride=1, pad_mode=VALID)"
     assert repr(nn.MaxPool2d(kernel_size=(2, 3), stride=2, pad_mode="same")) == \
         "MaxPool2d(kernel_size=(2, 3), stride=2, pad_mode=SAME)"
-    assert repr(nn.AvgPool2d(kernel_size=3, stride=2, pad_mode="pad")) == "AvgPool2d(kernel_size=3, stride=2, pad_mode=PAD)"
+    assert repr(nn.AvgPool2d(kernel_size=3, stride=2, pad_mode="pad")) == \
+        "AvgPool2d(kernel_size=3, stride=2, pad_mode=PAD)"
     assert repr(nn.AvgPool2d()) == "AvgPool2d(kernel_size=1, stride=1, pad_mode=VALID)"
     assert repr(nn.AdaptiveAvgPool2d((2, 3))) == "AdaptiveAvgPool2d()"
     x = jnp.asarray(X56)

@@ -205,8 +205,7 @@ class MultiheadAttention(Cell):
             raise ValueError(f"{name}: the shape of key_padding_mask should be {(bsz, src_len)}, "
                              f"got {key_padding_mask.shape}")
         if self._qkv_same_embed_dim:
-            w = self.in_proj_weight.value
-            proj = (w[:e], w[e:2 * e], w[2 * e:])
+            proj = self.in_proj_weight.value
         else:
             proj = (self.q_proj_weight.value, self.k_proj_weight.value, self.v_proj_weight.value)
         bias_kv = None if self.bias_k is None else (self.bias_k.value, self.bias_v.value)
@@ -241,7 +240,7 @@ def _attention(query, key, value, proj, in_bias, bias_kv, out_w, out_b, key_padd
     tgt_len, bsz, e = query.shape
     h = num_heads
     hd = e // h
-    wq, wk, wv = proj
+    wq, wk, wv = proj if isinstance(proj, tuple) else (proj[:e], proj[e:2 * e], proj[2 * e:])
     bq, bk, bv = (None, None, None) if in_bias is None else (in_bias[:e], in_bias[e:2 * e], in_bias[2 * e:])
     q, k, v = _linear(query, wq, bq), _linear(key, wk, bk), _linear(value, wv, bv)
     if attn_mask is not None:
