@@ -140,8 +140,14 @@ def _addindent(text, spaces):
 
 
 def _annotate(err: BaseException, cell) -> None:
-    if hasattr(err, "add_note"):
-        err.add_note(f"  in Cell {cell.cls_name}" + (f"({cell.extend_repr()})" if cell.extend_repr() else ""))
+    if not hasattr(err, "add_note"):
+        return
+    err.add_note(f"  in Cell {cell.cls_name}" + (f"({cell.extend_repr()})" if cell.extend_repr() else ""))
+    from .parameter import abstract_types
+    for _, p in cell._own_params():
+        if isinstance(p._value, abstract_types):
+            err.add_note(f"  Parameter '{p.name}' is abstract (made under parallel.abstract()) and has no "
+                         "data yet: make it with parallel.initialize(cell, mesh) or give it a value with set_data")
 
 
 class Cell:

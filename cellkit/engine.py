@@ -338,7 +338,9 @@ class JitFunction:
         self.discovery_count = 0
         self._entries = {}
         self._bindings = None
-        functools.update_wrapper(self, fn)
+        # Copy the name and docstring only: merging fn.__dict__ would let a wrapped
+        # GradFunction's (or JitFunction's) own ``fn`` replace ours.
+        functools.update_wrapper(self, fn, updated=())
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -682,7 +684,7 @@ class GradFunction:
         self.has_aux = has_aux
         self.return_value = return_value
         self.return_ids = return_ids
-        functools.update_wrapper(self, fn)
+        functools.update_wrapper(self, fn, updated=())
 
     def _differentiate(self, args, kwargs):
         parent = local.frame

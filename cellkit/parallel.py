@@ -41,6 +41,7 @@ from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, Sharding
 
 from . import random as ckrandom
 from .initializer import LazyInit, _TensorInit
+from . import parameter as _parameter
 from .parameter import Parameter, bump_structure, local
 
 __all__ = ["make_mesh", "abstract", "AbstractValue", "annotate", "initialize", "shard"]
@@ -95,13 +96,19 @@ class AbstractValue(jax.ShapeDtypeStruct):
         super().__init__(tuple(init.shape), np.dtype(init.dtype))
         self.init = init
 
+    def no_data_error(self, what) -> AttributeError:
+        return AttributeError(
+            f"'{what}': this Parameter value is abstract (shape {self.shape}, dtype {self.dtype}, made "
+            "under parallel.abstract()) and has no data yet; make it with parallel.initialize(cell, "
+            "mesh) or give it a value with set_data")
+
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        raise AttributeError(
-            f"'{name}': this Parameter value is abstract (shape {self.shape}, dtype {self.dtype}, made "
-            "under parallel.abstract()) and has no data yet; make it with parallel.initialize(cell, "
-            "mesh) or give it a value with set_data")
+        raise self.no_data_error(name)
+
+
+_parameter.abstract_types = (AbstractValue,)
 
 
 def _make_abstract(param: Parameter) -> None:

@@ -53,6 +53,11 @@ def bump_structure() -> None:
     structure_epoch[0] += 1
 
 
+# Value types that stand for data not made yet (cellkit.parallel registers its
+# AbstractValue): a Parameter holding one can be flattened but not computed with.
+abstract_types: tuple = ()
+
+
 def _is_tracer(x) -> bool:
     return isinstance(x, jax.core.Tracer)
 
@@ -186,6 +191,13 @@ class Parameter:
             local.frame = saved
         self._init = None
 
+    def _read(self):
+        """The current value, through the active frame; abstract values allowed."""
+        frame = local.frame
+        if frame is None:
+            return self._get()
+        return frame.read(self)
+
     @property
     def value(self):
         """The current value as a ``jax.Array`` (a traced value inside transforms)."""
@@ -217,11 +229,11 @@ class Parameter:
     def shape(self) -> tuple:
         if self._value is None:
             return tuple(self._init.shape)
-        return tuple(self.value.shape)
+        return tuple(self._read().shape)
 
     @property
     def dtype(self):
-        raw = self._init.dtype if self._value is None else self.value.dtype
+        raw = self._init.dtype if self._value is None else self._read().dtype
         try:
             return mstype.get_dtype(raw)
         except TypeError:
@@ -424,7 +436,7 @@ Parameter.__hash__ = object.__hash__
 
 
 def _flatten_parameter(p):
-    return (p.value,), (p._name, p._requires_grad, p.sharding)
+    return (p._read(),), (p._name, p._requires_grad, p.sharding)
 
 
 def _unflatten_parameter(aux, children):
@@ -437,7 +449,7 @@ def _unflatten_parameter(aux, children):
 
 jax.tree_util.register_pytree_with_keys(
     Parameter,
-    lambda p: (((jax.tree_util.GetAttrKey("value"), p.value),), (p._name, p._requires_grad, p.sharding)),
+    lambda p: (((jax.tree_util.GetAttrKey("value"), p._read()),), (p._name, p._requires_grad, p.sharding)),
     _unflatten_parameter,
     _flatten_parameter,
 )

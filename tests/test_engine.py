@@ -436,6 +436,19 @@ def test_grad_of_a_cell_and_check_grads():
     np.testing.assert_allclose(via_cellkit(X), jax.grad(lambda xval: jnp.sum(jnp.sin(n(xval))))(X), rtol=1e-6)
 
 
+def test_jit_of_a_grad_function_compiles_the_gradient():
+    w = ms.Parameter(ms.Tensor([1., 2.]), name="w")
+    x = ms.Tensor([3., 4.])
+    g = ms.grad(lambda x: (x * w).sum(), None, [w])
+    (want,) = g(x)
+    (got,) = ms.jit(g)(x)
+    _eq(got, want)
+    loss, (gw,) = ms.jit(ms.value_and_grad(lambda x: (x * w * w).sum(), None, [w]))(x)
+    _eq(loss, 3. + 16.)
+    _eq(gw, [6., 16.])
+    _eq(ms.grad(ms.jit(lambda x: (x * w).sum()))(x), [1., 2.])
+
+
 def test_writes_inside_grad_are_applied_eagerly_and_in_jit():
     counter = ms.Parameter(ms.Tensor(0.0), name="counter", requires_grad=False)
 

@@ -259,8 +259,9 @@ def test_abstract_cells_hold_no_arrays(mesh_model):
     # Outside the block Parameters are lazy as usual.
     assert nn.Dense(2, 2).weight.has_init
     # Using an abstract value says what to do.
-    with pytest.raises(AttributeError, match="abstract.*parallel.initialize.*set_data"):
+    with pytest.raises((AttributeError, TypeError)) as err:
         net(np.ones((1, 16), np.float32))
+    assert re.search("abstract.*parallel.initialize.*set_data", str(err.value) + "\n".join(err.value.__notes__))
 
     parallel.initialize(net, mesh_model)  # (values: see the tensor-parallel training test)
     assert shard_shapes(net.fc1.weight.value) == [(4, 16)] * 8

@@ -1,4 +1,7 @@
-"""``cellkit.nn``: the Cell base class, layers, containers, losses and optimizers.
+"""``cellkit.nn``: the Cell base class, layers and containers.
+
+Layers follow MindSpore 2.10's constructors, defaults, Parameter names,
+shapes and reprs, so MindSpore code and checkpoints carry over.
 
 >>> from cellkit import nn
 >>> nn.SequentialCell([nn.Dense(2, 3), nn.ReLU()])
@@ -10,9 +13,13 @@ SequentialCell(
 
 from ..cell import Cell
 from .activation import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
 from .basic import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
+from .embedding import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403

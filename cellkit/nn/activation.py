@@ -20,21 +20,46 @@ __all__ = ["ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSo
 
 
 class ReLU(Cell):
-    """max(x, 0)."""
+    """``max(x, 0)`` elementwise (MindSpore's ``nn.ReLU()``; no arguments).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.ReLU()(ms.Tensor([-1., 0., 2.]))
+    Array([0., 0., 2.], dtype=float32)
+    """
 
     def construct(self, x):
         return ops.relu(x)
 
 
 class ReLU6(Cell):
-    """min(max(x, 0), 6)."""
+    """``min(max(x, 0), 6)`` elementwise.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.ReLU6()(ms.Tensor([-1., 3., 7.]))
+    Array([0., 3., 6.], dtype=float32)
+    """
 
     def construct(self, x):
         return ops.relu6(x)
 
 
 class GELU(Cell):
-    """GELU; ``approximate=True`` (MindSpore's default) uses the tanh approximation."""
+    """GELU (MindSpore's ``nn.GELU(approximate=True)``).
+
+    Args:
+        approximate (bool): default ``True``, the tanh approximation
+            ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` (PyTorch's default
+            is the exact form); ``False`` gives ``0.5 x (1 + erf(x / sqrt(2)))``.
+
+    The repr is ``GELU()`` either way, as in MindSpore.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.GELU()(ms.Tensor([1.0])), nn.GELU(approximate=False)(ms.Tensor([1.0]))
+    (Array([0.841192], dtype=float32), Array([0.8413447], dtype=float32))
+    """
 
     def __init__(self, approximate=True):
         super().__init__()
@@ -45,28 +70,56 @@ class GELU(Cell):
 
 
 class SiLU(Cell):
-    """x * sigmoid(x)."""
+    """``x * sigmoid(x)`` elementwise (``nn.SiLU()``; no arguments).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.SiLU()(ms.Tensor([0., 1.]))
+    Array([0.       , 0.7310586], dtype=float32)
+    """
 
     def construct(self, x):
         return ops.silu(x)
 
 
 class Sigmoid(Cell):
-    """1 / (1 + exp(-x))."""
+    """``1 / (1 + exp(-x))`` elementwise (``nn.Sigmoid()``; no arguments).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Sigmoid()(ms.Tensor([0.]))
+    Array([0.5], dtype=float32)
+    """
 
     def construct(self, x):
         return ops.sigmoid(x)
 
 
 class Tanh(Cell):
-    """tanh(x)."""
+    """``tanh(x)`` elementwise (``nn.Tanh()``; no arguments).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Tanh()(ms.Tensor([0.]))
+    Array([0.], dtype=float32)
+    """
 
     def construct(self, x):
         return ops.tanh(x)
 
 
 class Softmax(Cell):
-    """Softmax over ``axis`` (default -1)."""
+    """Softmax over ``axis`` (``nn.Softmax(axis=-1)``).
+
+    Args:
+        axis (int or tuple[int]): default ``-1``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Softmax()(ms.Tensor([[0., 0.], [0., 0.]]))
+    Array([[0.5, 0.5],
+           [0.5, 0.5]], dtype=float32)
+    """
 
     def __init__(self, axis=-1):
         super().__init__()
@@ -77,7 +130,16 @@ class Softmax(Cell):
 
 
 class LogSoftmax(Cell):
-    """Log-softmax over ``axis`` (default -1)."""
+    """Log-softmax over ``axis`` (``nn.LogSoftmax(axis=-1)``).
+
+    Args:
+        axis (int): default ``-1``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.LogSoftmax()(ms.Tensor([0., 0.]))
+    Array([-0.6931472, -0.6931472], dtype=float32)
+    """
 
     def __init__(self, axis=-1):
         super().__init__()
@@ -88,7 +150,16 @@ class LogSoftmax(Cell):
 
 
 class LeakyReLU(Cell):
-    """x if x > 0 else alpha * x (default alpha 0.2)."""
+    """``x if x > 0 else alpha * x`` (``nn.LeakyReLU(alpha=0.2)``).
+
+    Args:
+        alpha (float): slope for negative inputs; default ``0.2``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.LeakyReLU()(ms.Tensor([-1., 1.]))
+    Array([-0.2,  1. ], dtype=float32)
+    """
 
     def __init__(self, alpha=0.2):
         super().__init__()
@@ -99,7 +170,13 @@ class LeakyReLU(Cell):
 
 
 class Softplus(Cell):
-    """log(1 + exp(x))."""
+    """``log(1 + exp(x))`` elementwise.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Softplus()(ms.Tensor([0.]))
+    Array([0.6931472], dtype=float32)
+    """
 
     def construct(self, x):
         return ops.softplus(x)

@@ -11,12 +11,15 @@ Dense(input_channels=3, output_channels=4, has_bias=True)
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from .. import dtype as mstype
 from .. import ops
 from ..cell import Cell
+from ..ops.primitives import Primitive
 from ..parameter import Parameter
+from ._checks import check_bool, is_int, positive_int
 from ._init_util import default_bias_init, default_weight_init, make_param
 from .activation import get_activation
 
@@ -32,21 +35,41 @@ def check_last_dim(cell, x, expected, what="in_channels"):
 
 
 class Dense(Cell):
-    """Fully connected layer ``y = activation(x @ weight.T + bias)``.
+    """Fully connected layer ``y = activation(x @ weight.T + bias)`` (MindSpore 2.10's ``nn.Dense``).
 
-    MindSpore's layout and defaults: ``weight`` is (out_channels, in_channels),
-    initialised with ``HeUniform(sqrt(5))``; ``bias`` (out_channels,) with
-    U(-1/sqrt(in_channels), 1/sqrt(in_channels)); ``has_bias=True``;
-    ``activation`` a name ('relu', ...) or a Cell. Inputs of any rank ≥ 1 are
-    accepted (the last axis is the feature axis).
+    Args:
+        in_channels (int): input features.
+        out_channels (int): output features.
+        weight_init: default ``None``, i.e. ``HeUniform(negative_slope=sqrt(5))``
+            (U(±1/sqrt(in_channels))); an initializer name, Initializer,
+            number or an (out_channels, in_channels) Tensor.
+        bias_init: default ``None``, i.e. U(±1/sqrt(in_channels)).
+        has_bias (bool): default ``True``.
+        activation: default ``None``; a name ('relu', ...), a Cell or a
+            Primitive, kept as the sub-Cell ``activation``.
+        dtype: the Parameters' dtype; default ``float32``.
+        weight_sharding, bias_sharding: default ``None`` (cellkit only); a
+            ``PartitionSpec`` over named mesh axes stored as the Parameter's
+            ``sharding``, used by ``cellkit.parallel.initialize`` / ``Cell.shard``.
+
+    Parameters: ``weight`` (out_channels, in_channels) (PyTorch's layout) and
+    ``bias`` (out_channels,). Inputs of any rank ≥ 1 are accepted; the last
+    axis holds the features.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Dense(3, 4, weight_init='ones', bias_init='zeros')(ms.ops.ones((2, 5, 3)))[0, 0]
+    Array([3., 3., 3., 3.], dtype=float32)
+    >>> nn.Dense(3, 4, has_bias=False)
+    Dense(input_channels=3, output_channels=4)
     """
 
     def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None, has_bias=True,
                  activation=None, dtype=mstype.float32, *, weight_sharding=None, bias_sharding=None):
         super().__init__()
-        self.in_channels = int(in_channels)
-        self.out_channels = int(out_channels)
-        self.has_bias = bool(has_bias)
+        self.in_channels = positive_int(in_channels, "in_channels", "Dense")
+        self.out_channels = positive_int(out_channels, "out_channels", "Dense")
+        self.has_bias = check_bool(has_bias, "has_bias", "Dense")
         shape = (self.out_channels, self.in_channels)
         self.weight = make_param(default_weight_init() if weight_init is None else weight_init,
                                  shape, dtype, "weight", what="Dense")
@@ -57,77 +80,158 @@ class Dense(Cell):
                                    (self.out_channels,), dtype, "bias", what="Dense")
             self.bias.sharding = bias_sharding
         self.activation = get_activation(activation) if isinstance(activation, str) else activation
-        if activation is not None and not isinstance(self.activation, Cell):
-            raise TypeError(f"Dense: activation must be a name or a Cell, got {type(activation).__name__}")
+        if activation is not None and not isinstance(self.activation, (Cell, Primitive)):
+            raise TypeError(f"For 'Dense', the 'activation' must be str or Cell or Primitive, but got "
+                            f"{type(activation).__name__}.")
 
     def construct(self, x):
         check_last_dim(self, x, self.in_channels)
-        y = ops.matmul(x, self.weight.value.T)
-        if self.bias is not None:
-            y = y + self.bias.value
+        y = _dense(ops.functional._v(x), self.weight.value, None if self.bias is None else self.bias.value)
         if self.activation is not None:
             y = self.activation(y)
         return y
 
     def extend_repr(self):
-        s = f"input_channels={self.in_channels}, output_channels={self.out_channels}, has_bias={self.has_bias}"
+        s = f"input_channels={self.in_channels}, output_channels={self.out_channels}"
+        if self.has_bias:
+            s += f", has_bias={self.has_bias}"
         if self.activation is not None:
             s += f", activation={self.activation!r}"
         return s
 
 
+@jax.jit
+def _dense(x, w, b):
+    y = jnp.matmul(x, w.T)
+    return y if b is None else y + b
+
+
 class Flatten(Cell):
-    """Flatten dimensions ``start_dim..end_dim`` (by default all but the batch axis)."""
+    """Flatten dimensions ``start_dim`` to ``end_dim`` into one (MindSpore 2.10's ``nn.Flatten``).
+
+    Args:
+        start_dim (int): default ``1`` (the batch axis is kept).
+        end_dim (int): default ``-1``.
+
+    A 0-D input counts as 1-D, so only ``start_dim`` 0 or -1 fits it (MindSpore's check).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Flatten()(ms.ops.ones((2, 3, 4, 5))).shape
+    (2, 60)
+    >>> nn.Flatten(0, 1)(ms.ops.ones((2, 3, 4))).shape
+    (6, 4)
+    >>> nn.Flatten()
+    Flatten()
+    """
 
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
+        for arg, value in (("start_dim", start_dim), ("end_dim", end_dim)):
+            if not is_int(value):
+                raise TypeError(f"For 'Flatten', '{arg}' must be an int, but got {type(value).__name__} {value!r}.")
+        self.start_dim, self.end_dim = int(start_dim), int(end_dim)
 
     def construct(self, x):
+        ndim = max(jnp.ndim(x), 1)
+        for arg, axis in (("start_dim", self.start_dim), ("end_dim", self.end_dim)):
+            if not -ndim <= axis < ndim:
+                raise ValueError(f"Flatten: '{arg}'={axis} is out of range for an input of shape "
+                                 f"{tuple(jnp.shape(x))} (rank {jnp.ndim(x)})")
+        if self.start_dim % ndim > self.end_dim % ndim:
+            raise ValueError(f"Flatten: 'start_dim' ({self.start_dim}) must not come after 'end_dim' "
+                             f"({self.end_dim}) for an input of shape {tuple(jnp.shape(x))}")
         return ops.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
 
 
 class Identity(Cell):
-    """Returns its input."""
+    """Returns its input.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Identity()(ms.Tensor([1., 2.]))
+    Array([1., 2.], dtype=float32)
+    """
 
     def construct(self, x):
         return x
 
 
 class Dropout(Cell):
-    """Zero elements with probability ``p`` (or ``1 - keep_prob``) while training.
+    """Zero elements with probability ``p`` while training (MindSpore 2.10's ``nn.Dropout``).
 
-    Like every Cell it starts with ``training=False``: call ``set_train()`` to
-    make it drop. Each call draws a fresh mask from the random stream, also
-    inside ``cellkit.jit``.
+    Args:
+        keep_prob (float): probability of keeping an element, in (0, 1];
+            default ``0.5``. Deprecated in MindSpore in favour of ``p``; used
+            only when ``p`` is None.
+        p (float or None): probability of dropping an element, in [0, 1);
+            default ``None``.
+        dtype: accepted for compatibility, unused; default ``float32``.
+
+    Kept elements are scaled by ``1 / (1 - p)`` (inverted dropout). Like every
+    Cell it starts in predict mode (``training=False``), where it is the
+    identity: call ``set_train()`` to make it drop. It is also the identity
+    when ``p == 0`` or ``keep_prob == 1``. Each call draws a fresh mask from
+    cellkit's random stream, also inside ``cellkit.jit``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> drop = nn.Dropout(p=0.5)
+    >>> x = ms.ops.ones((2, 4))
+    >>> bool((drop(x) == x).all())          # predict mode: identity
+    True
+    >>> sorted(set(drop.set_train()(x).reshape(-1).tolist())) in ([0.0, 2.0], [0.0], [2.0])
+    True
+    >>> drop, nn.Dropout(keep_prob=0.8)
+    (Dropout(p=0.5), Dropout(keep_prob=0.8))
     """
 
     def __init__(self, keep_prob=0.5, p=None, dtype=mstype.float32):
         super().__init__()
-        p = 1.0 - keep_prob if p is None else p
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p < 1.0:
-            raise ValueError(f"Dropout: p must be a float in [0, 1), got {p!r}")
-        self.p = float(p)
+        if p is None:
+            if not isinstance(keep_prob, float):
+                raise TypeError(f"For 'Dropout', the 'keep_prob' must be a float, but got "
+                                f"{type(keep_prob).__name__} {keep_prob!r}.")
+            if keep_prob <= 0 or keep_prob > 1:
+                raise ValueError(f"For 'Dropout', the 'keep_prob' must be a number in range (0, 1], "
+                                 f"but got {keep_prob}.")
+            self._drop = 1.0 - keep_prob
+        else:
+            if isinstance(p, bool) or not isinstance(p, (int, float)):
+                raise TypeError(f"For 'Dropout', the 'p' must be a float or an int, but got "
+                                f"{type(p).__name__} {p!r}.")
+            if p < 0 or p >= 1:
+                raise ValueError(f"For 'Dropout', the 'p' must be a number in range [0, 1), but got {p}.")
+            self._drop = float(p)
+        self.p = p
+        self.keep_prob = keep_prob
 
     def construct(self, x):
-        if not self.training or self.p == 0.0:
+        if not self.training or self._drop == 0.0:
             return x
-        return ops.dropout(x, p=self.p)
+        return ops.dropout(x, p=self._drop)
 
     def extend_repr(self):
-        return f"p={self.p}"
+        return f"keep_prob={self.keep_prob}" if self.p is None else f"p={self.p}"
 
 
 class ParameterUpdate(Cell):
-    """Assign its input to ``param`` (same shape) and return it.
+    """Assign its input to ``param`` (same shape) and return the input (MindSpore 2.10).
+
+    Args:
+        param (Parameter): the Parameter to update.
+
+    It is built with ``auto_prefix=False``, as in MindSpore.
 
     >>> import numpy as np
     >>> import cellkit as ms
     >>> from cellkit import nn
     >>> p = ms.Parameter(ms.Tensor(np.zeros((2,)), ms.float32), name="p")
-    >>> _ = nn.ParameterUpdate(p)(ms.Tensor([1., 2.]))
-    >>> p.asnumpy()
-    array([1., 2.], dtype=float32)
+    >>> update = nn.ParameterUpdate(p)
+    >>> update(ms.Tensor([1., 2.]))
+    Array([1., 2.], dtype=float32)
+    >>> p.asnumpy(), update
+    (array([1., 2.], dtype=float32), ParameterUpdate())
     """
 
     def __init__(self, param):
@@ -137,4 +241,5 @@ class ParameterUpdate(Cell):
         self._param = param
 
     def construct(self, x):
-        return ops.assign(self._param, x)
+        ops.assign(self._param, x)
+        return x

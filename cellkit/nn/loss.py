@@ -442,6 +442,9 @@ class NLLLoss(LossBase):
     ``logits`` is (C,), (N, C) or (N, C, d1, ...); ``labels`` (int32 or int64)
     has its shape without the class axis.
 
+    Args (MindSpore's defaults): ``weight=None`` (per-class weights, all 1),
+    ``ignore_index=-100``, ``reduction='mean'``.
+
     >>> import numpy as np
     >>> import cellkit as ms
     >>> from cellkit import nn, ops
