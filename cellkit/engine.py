@@ -147,6 +147,20 @@ class _Active:
         local.frame = self.saved
 
 
+def _run_in_frame(parent, staged, params, vals, fn, args, positions, xs, kwargs):
+    """``fn(*args, **kwargs)`` with ``args[positions]`` replaced by ``xs``, in a new frame
+    (child of ``parent``) that binds ``params`` to ``vals``; returns (output values, frame)."""
+    frame = Frame(parent, staged=staged)
+    for p, v in zip(params, vals):
+        frame.bind(p, v)
+    full = list(args)
+    for i, x in zip(positions, xs):
+        full[i] = x
+    with _Active(frame):
+        out = _to_values(fn(*full, **kwargs))
+    return out, frame
+
+
 def _is_param(x) -> bool:
     return isinstance(x, Parameter)
 
@@ -699,15 +713,10 @@ class GradFunction:
         fn, has_aux = self.fn, self.has_aux
         written = []
 
+        staged = parent.staged if parent is not None else False
+
         def f(wvals, xs):
-            frame = Frame(parent, staged=parent.staged if parent is not None else False)
-            for p, v in zip(weights, wvals):
-                frame.bind(p, v)
-            new_args = list(args)
-            for i, x in zip(positions, xs):
-                new_args[i] = x
-            with _Active(frame):
-                out = _to_values(fn(*new_args, **kwargs))
+            out, frame = _run_in_frame(parent, staged, weights, wvals, fn, args, positions, xs, kwargs)
             if has_aux:
                 if not isinstance(out, tuple) or len(out) < 2:
                     raise ValueError("grad(has_aux=True): the function must return a tuple "
@@ -837,14 +846,7 @@ def _call_with_bprop(cell, args, kwargs):
     dvals = [_to_values(args[i]) for i in dyn_idx]
 
     def run(svals, dvals):
-        frame = Frame(parent, staged=staged)
-        for p, v in zip(state, svals):
-            frame.bind(p, v)
-        full = list(args)
-        for i, v in zip(dyn_idx, dvals):
-            full[i] = v
-        with _Active(frame):
-            out = _to_values(cell.construct(*full, **kwargs))
+        out, frame = _run_in_frame(parent, staged, state, svals, cell.construct, args, dyn_idx, dvals, kwargs)
         index = {id(p): i for i, p in enumerate(state)}
         writes = {}
         for p, v in frame.writes():
@@ -853,28 +855,21 @@ def _call_with_bprop(cell, args, kwargs):
                                    f"'{p.name}', which it does not own; only its own Parameters "
                                    "may be updated inside it")
             writes[index[id(p)]] = v
-        return out, writes, full
+        return out, writes
 
     @jax.custom_vjp
     def primal(svals, dvals):
-        out, writes, _ = run(svals, dvals)
-        return out, writes
+        return run(svals, dvals)
 
     def fwd(svals, dvals):
-        out, writes, _ = run(svals, dvals)
+        out, writes = run(svals, dvals)
         return (out, writes), (svals, dvals, out)
 
     def bwd(res, cts):
         svals, dvals, out = res
         dout = cts[0]
-        frame = Frame(None)
-        for p, v in zip(state, svals):
-            frame.bind(p, v)
-        full = list(args)
-        for i, v in zip(dyn_idx, dvals):
-            full[i] = v
-        with _Active(frame):
-            result = cell.bprop(*full, out, dout)
+        result, _ = _run_in_frame(None, False, state, svals, lambda *a: cell.bprop(*a, out, dout),
+                                  args, dyn_idx, dvals, {})
         dx, by_index = _parse_bprop_result(cell, result, len(args), state)
         d_state = [by_index.get(i) for i in range(len(state))]
         d_dyn = []

@@ -87,6 +87,16 @@ def _labels_in_range(name, labels, n_classes, ignore_index=None) -> None:
                          + f", but got {int(bad)}.")
 
 
+def _class_logits(name, logits):
+    """``logits`` as an array of class scores (float, with a class axis), or a clear error."""
+    logits = _array(logits)
+    if not _is_float(logits):
+        raise TypeError(f"For '{name}', 'logits' must be a float Tensor, but got {logits.dtype}.")
+    if logits.ndim < 1:
+        raise ValueError(f"For '{name}', 'logits' must have at least one dimension (the classes).")
+    return logits
+
+
 class LossBase(Cell):
     """Base class of the losses: validates ``reduction`` and reduces with :meth:`get_loss`.
 
@@ -386,12 +396,8 @@ class CrossEntropyLoss(LossBase):
         self.weight = _class_weight(self.cls_name, weight)
 
     def construct(self, logits, labels):
-        logits, labels = _array(logits), _array(labels)
+        logits, labels = _class_logits(self.cls_name, logits), _array(labels)
         name = self.cls_name
-        if not _is_float(logits):
-            raise TypeError(f"For '{name}', 'logits' must be a float Tensor, but got {logits.dtype}.")
-        if logits.ndim < 1:
-            raise ValueError(f"For '{name}', 'logits' must have at least one dimension (the classes).")
         dtype = _compute_dtype(logits.dtype)
         axis = _class_axis(logits)
         logp = jax.nn.log_softmax(logits.astype(dtype), axis=axis)
@@ -564,12 +570,8 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         self.sparse = sparse
 
     def construct(self, logits, labels):
-        logits, labels = _array(logits), _array(labels)
+        logits, labels = _class_logits(self.cls_name, logits), _array(labels)
         name = self.cls_name
-        if not _is_float(logits):
-            raise TypeError(f"For '{name}', 'logits' must be a float Tensor, but got {logits.dtype}.")
-        if logits.ndim < 1:
-            raise ValueError(f"For '{name}', 'logits' must have at least one dimension (the classes).")
         dtype = _compute_dtype(logits.dtype)
         n_classes = logits.shape[-1]
         if self.sparse:
