@@ -85,7 +85,7 @@ def kernel_env() -> dict:
         env["XLA_FLAGS"] = " ".join(flags)
     else:
         env.pop("XLA_FLAGS", None)
-    env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"  # plots as PNG outputs
     env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"  # no debugger warning on stderr
     return env
 
@@ -95,7 +95,7 @@ def execute(nb: nbformat.NotebookNode, cwd: pathlib.Path = HERE, timeout: int = 
     from nbclient import NotebookClient
 
     client = NotebookClient(nb, timeout=timeout, kernel_name=KERNEL, resources={"metadata": {"path": str(cwd)}},
-                            record_timing=False, coalesce_streams=True)
+                            record_timing=False)
     client.execute(env=kernel_env(), cwd=str(cwd))
     return nb
 
