@@ -16,6 +16,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
+pytest.importorskip("ipywidgets")  # tqdm.auto's notebook bars in 03
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 PATHS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
