@@ -3,6 +3,7 @@
 A Cell shows as a collapsible tree of its sub-Cells, the first level open; each
 node lists its own Parameters (name, shape, dtype, trainable, size) and the number
 of values below it, with the trainable ones counted apart when some are frozen.
+A long ``extend_repr`` is cut short (the whole of it shows on hover).
 A Cell whose leaves are not arrays (``jax.tree.map(jnp.shape, net)``) shows each
 Parameter's leaf instead of its shape and dtype.
 
@@ -27,6 +28,9 @@ _STYLE = ("<style>.ck-cell{font-family:monospace;font-size:12px}"
           ".ck-cell table{border-collapse:collapse;margin:2px 0 4px 1.2em}"
           ".ck-cell td,.ck-cell th{padding:1px 8px;text-align:left;border-bottom:1px solid #ddd}"
           ".ck-frozen{color:#888}</style>")
+
+
+_MAX_EXTRA = 80  # characters of a Cell's extend_repr shown in its title
 
 
 def count_params(cell) -> int:
@@ -74,7 +78,11 @@ def _node(cell, label: str, depth: int) -> str:
     extra = _extra(cell)
     title = f"<b>{_html.escape(label)}</b>{_html.escape(cell.cls_name)}"
     if extra and "\n" not in extra:
-        title += f"({_html.escape(extra)})"
+        if len(extra) > _MAX_EXTRA:  # the full text shows on hover
+            short = extra[:_MAX_EXTRA].rsplit(", ", 1)[0] + ", …"
+            title += f"(<span title='{_html.escape(extra, quote=True)}'>{_html.escape(short)}</span>)"
+        else:
+            title += f"({_html.escape(extra)})"
     n, trainable = count_params(cell), _count_trainable(cell)
     counts = f"{_fmt_count(n)} params"
     if trainable != n:

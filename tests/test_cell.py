@@ -256,6 +256,9 @@ def test_html_display_opens_the_first_level_and_counts_frozen_values_apart():
     assert html.count("<details open>") == 3
     assert "21 params (15 trainable)" in html  # 9 + 12, the running mean and variance frozen
     assert "(not initialised yet)" in nn.Dense(2, 3).weight._repr_html_()
+    conv = nn.Conv2d(1, 4, 3)._repr_html_()
+    assert "Conv2d(<span title='input_channels=1, output_channels=4, kernel_size=(3, 3)" in conv
+    assert "format=NCHW'>input_channels=1, output_channels=4, kernel_size=(3, 3), stride=(1, 1), …</span>)" in conv
 
 
 def test_repr_and_html_of_a_cell_mapped_to_non_array_leaves():

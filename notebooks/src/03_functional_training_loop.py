@@ -151,7 +151,7 @@ ax1.set(title="training loss", xlabel="step", ylabel="cross-entropy", yscale="lo
 ax1.legend()
 ax2.plot(range(1, epochs + 1), history["train_accuracy"], "o-", label="train")
 ax2.plot(range(1, epochs + 1), history["test_accuracy"], "o-", label="test")
-ax2.set(title="accuracy", xlabel="epoch")
+ax2.set(title="accuracy", xlabel="epoch", xticks=range(1, epochs + 1))
 ax2.legend()
 fig.tight_layout()
 plt.show()

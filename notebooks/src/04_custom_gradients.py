@@ -175,7 +175,7 @@ print("quantised weights:\n", np.asarray(qnet.quant(qnet.dense.weight)))
 
 fig, ax = plt.subplots(figsize=(4.5, 2.8))
 ax.plot(losses)
-ax.set(yscale="log", xlabel="step", ylabel="MSE", title="QuantDense trained with a STE")
+ax.set(yscale="log", xlabel="step", ylabel="MSE", title="QuantDense trained with the STE")
 fig.tight_layout()
 plt.show()
 
