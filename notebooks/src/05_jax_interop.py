@@ -152,7 +152,7 @@ losses = []
 for step in range(300):
     net, opt_state, loss = train_step(net, opt_state, x, y)
     losses.append(float(loss))
-print(f"loss: {losses[0]:.3f} -> {losses[-1]:.4f}; the result is a {type(net).__name__}")
+print(f"loss: {losses[0]:.3f} -> {losses[-1]:.4f}; net is now a new {type(net).__name__} Cell")
 
 ensemble_step = jax.jit(jax.vmap(train_step, in_axes=(0, 0, None, None)))
 ens_state = jax.vmap(optimizer.init)(ensemble)
