@@ -62,6 +62,18 @@ def _is_tracer(x) -> bool:
     return isinstance(x, jax.core.Tracer)
 
 
+def _holds_array(param: "Parameter") -> bool:
+    """Whether ``param`` holds an array (or is lazy), not some other pytree leaf.
+
+    ``jax.tree.map(f, net)`` puts whatever ``f`` returns where the arrays were: a
+    shape tuple, an int, None.
+    """
+    value = param._value
+    if value is None:
+        return param._init is not None
+    return hasattr(value, "shape") and hasattr(value, "dtype")
+
+
 def commit(param: "Parameter", value) -> None:
     """Store ``value`` into ``param`` outside any frame, refusing tracer leaks."""
     if _is_tracer(value) and not _is_tracer(param._value):
@@ -161,6 +173,9 @@ class Parameter:
         bump_structure()
 
     def __repr__(self) -> str:
+        if not _holds_array(self):
+            # A leaf of another kind, e.g. in the tree jax.tree.map(jnp.shape, net) returns.
+            return f"Parameter (name={self._name}, value={self._value!r}, requires_grad={self._requires_grad})"
         return (f"Parameter (name={self._name}, shape={self.shape}, dtype={self.dtype}, "
                 f"requires_grad={self._requires_grad})")
 

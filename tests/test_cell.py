@@ -247,3 +247,28 @@ def test_html_display_for_notebooks():
     assert "16 params" in html  # 1 + 4 + 2 + 6 + 3
     p_html = o.mid.c._repr_html_()
     assert "mid.c" in p_html and "requires_grad=False" in p_html and "[1.]" in p_html
+
+
+def test_html_display_opens_the_first_level_and_counts_frozen_values_apart():
+    net = nn.SequentialCell([nn.Dense(2, 3), nn.BatchNorm1d(3)])
+    html = net._repr_html_()
+    # the root and its direct sub-Cells are open, so their Parameter tables show
+    assert html.count("<details open>") == 3
+    assert "21 params (15 trainable)" in html  # 9 + 12, the running mean and variance frozen
+    assert "(not initialised yet)" in nn.Dense(2, 3).weight._repr_html_()
+    conv = nn.Conv2d(1, 4, 3)._repr_html_()
+    assert "Conv2d(<span title='input_channels=1, output_channels=4, kernel_size=(3, 3)" in conv
+    assert "format=NCHW'>input_channels=1, output_channels=4, kernel_size=(3, 3), stride=(1, 1), …</span>)" in conv
+
+
+def test_repr_and_html_of_a_cell_mapped_to_non_array_leaves():
+    """jax.tree.map(jnp.shape, net) gives a Cell whose Parameters hold tuples: it still prints."""
+    net = nn.SequentialCell([nn.Dense(2, 3), nn.BatchNorm1d(3)])
+    shapes = jax.tree.map(jnp.shape, net)
+    assert shapes[0].weight._value == (3, 2)
+    text = repr(shapes)
+    assert "Parameter (name=1.gamma, value=(3,), requires_grad=True)" in text
+    html = shapes._repr_html_()
+    assert "<td>0.weight</td><td colspan='2'>(3, 2)</td>" in html and "0 params" in html
+    assert "value=None" in repr(jax.tree.map(lambda a: None, net)[1].gamma)
+    assert "(3, 2)" in shapes[0].weight._repr_html_()
