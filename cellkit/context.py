@@ -43,5 +43,7 @@ def set_context(**kwargs) -> None:
 def get_context(key: str):
     """The value of one setting."""
     if key not in _settings:
-        raise ValueError(f"get_context: unknown key {key!r}; known: {', '.join(sorted(_settings))}")
+        from .suggest import did_you_mean
+        raise ValueError(f"get_context: unknown key {key!r}{did_you_mean(key, _settings) or ';'} "
+                         f"known: {', '.join(sorted(_settings))}")
     return _settings[key]

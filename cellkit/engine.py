@@ -53,6 +53,8 @@ _Tracer = jax.core.Tracer
 class _Rediscover(Exception):
     """A compiled function met a Parameter it was not given: discover again."""
 
+    _ck_internal = True  # control flow, not an error: Cells do not annotate it
+
 
 class Frame:
     """Values of Parameters inside one transform, and the set written there.
@@ -115,6 +117,15 @@ class Frame:
         """A Parameter created while this frame is active is local to it."""
         self.created.add(id(param))
         self.params[id(param)] = param
+
+    def owns(self, param) -> bool:
+        """Was ``param`` created inside this frame (or one it is nested in)?"""
+        f = self
+        while f is not None:
+            if id(param) in f.created:
+                return True
+            f = f.parent
+        return False
 
     def writes(self):
         """(param, value) for each written Parameter that outlives the frame."""
