@@ -329,7 +329,7 @@ def _as_shape(shape) -> tuple:
         return (int(shape),)
     try:
         return tuple(int(s) for s in shape)
-    except TypeError:
+    except (TypeError, ValueError):
         raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
 
 
