@@ -40,7 +40,7 @@ import numpy as np
 from jax.sharding import PartitionSpec
 
 from . import random as ckrandom
-from .cell import Cell, _static_key, special_call
+from .cell import Cell, _note, _static_key, special_call
 from .parallel import keep_sharding
 from .parameter import Parameter, ParameterTuple, commit, local, structure_epoch
 
@@ -464,7 +464,15 @@ class JitFunction:
         plist = [p for group in stateful for p in group]
         call.plist = plist
         vals = [p._value for p in plist]
-        jax.eval_shape(lambda v, d: self._run(call, v, d, frame), vals, _tls.dyn)
+
+        def run(v, d):
+            try:
+                return self._run(call, v, d, frame)
+            finally:  # the frame outlives the trace (``captured``): it must not keep its tracers
+                frame.values.clear()
+                frame.written.clear()
+
+        jax.eval_shape(run, vals, _tls.dyn)
         known = {id(p) for p in plist}
         return tuple(p for k, p in frame.captured.items() if k not in known)
 
@@ -850,14 +858,18 @@ def _parse_bprop_result(cell, result, n_inputs, state):
 def _call_with_bprop(cell, args, kwargs):
     params = _bprop_params(cell)
     state = params + (ckrandom.rng_state,)
-    parent = local.frame
-    staged = parent.staged if parent is not None else False
+    # The enclosing frame, reachable from the functions below only while this call runs: JAX
+    # keeps them in the traced computation, and the frame holds that trace's tracers.
+    outer = [local.frame]
+    staged = outer[0].staged if outer[0] is not None else False
     dyn_idx = [i for i, a in enumerate(args) if _is_array_arg(a)]
     svals = [p.value for p in state]
     dvals = [_to_values(args[i]) for i in dyn_idx]
+    # The functions below must not close over the (possibly traced) array inputs themselves.
+    args = tuple(None if i in dyn_idx else a for i, a in enumerate(args))
 
     def run(svals, dvals):
-        out, frame = _run_in_frame(parent, staged, state, svals, cell.construct, args, dyn_idx, dvals, kwargs)
+        out, frame = _run_in_frame(outer[0], staged, state, svals, cell.construct, args, dyn_idx, dvals, kwargs)
         index = {id(p): i for i, p in enumerate(state)}
         writes = {}
         for p, v in frame.writes():
@@ -894,9 +906,10 @@ def _call_with_bprop(cell, args, kwargs):
     try:
         out, writes = primal(svals, dvals)
     except Exception as err:
-        if hasattr(err, "add_note"):
-            err.add_note(f"  in Cell {cell.cls_name} (custom bprop)")
+        _note(err, f"  in Cell {cell.cls_name} (custom bprop)")
         raise
+    finally:
+        outer[0] = None
     for i, v in writes.items():
         state[i]._write(v)
     return out
