@@ -437,8 +437,41 @@ def _optimizer(**kw):
                                          kw.pop("momentum", 0.9), **kw)
 
 
-# Layer, container, loss, optimizer and wrapper checks the other test files do not reach.
+def _shard_onto_another_mesh(net, keep):
+    from jax.sharding import NamedSharding, PartitionSpec
+    from cellkit import parallel
+    dense = nn.Dense(2, 2)
+    dense.weight.sharding = NamedSharding(parallel.make_mesh((1,), ("a",)), PartitionSpec())
+    keep(dense).shard(parallel.make_mesh((1,), ("b",)))
+
+
+def _ckpt(name="net.safetensors"):
+    import tempfile
+    return f"{tempfile.mkdtemp()}/{name}"
+
+
+# Layer, container, loss, optimizer, wrapper, checkpoint and sharding checks the other test files do not reach.
 CASES += [
+    ("save-traced-value", lambda net, keep: jax.jit(lambda x: ms.save_checkpoint([{"name": "x", "data": x}], _ckpt()) or x)(
+        jnp.ones(2)), TypeError, r"save_checkpoint: .*is a traced value; save outside traced functions"),
+    ("save-unsupported-dtype", lambda net, keep: ms.save_checkpoint({"x": jnp.ones(2, jnp.int4)}, _ckpt()), TypeError,
+     r"save_checkpoint: .*has dtype int4, which cellkit cannot store"),
+    ("save-append-dict-type", lambda net, keep: ms.save_checkpoint(net, _ckpt(), append_dict=3), TypeError,
+     r"save_checkpoint: append_dict must be a dict, got int"),
+    ("save-append-dict-overflow", lambda net, keep: ms.save_checkpoint(net, _ckpt(), append_dict={"k": 2 ** 70}), OverflowError,
+     r"save_checkpoint: .*does not fit Int64"),
+    ("save-file-name-type", lambda net, keep: ms.save_checkpoint(net, 3), TypeError,
+     r"save_checkpoint: ckpt_file_name must be a str or path, got int"),
+    ("save-choice-func", lambda net, keep: ms.save_checkpoint(net, _ckpt(), choice_func=3), TypeError,
+     r"save_checkpoint: choice_func must be callable, got int"),
+    ("load-format", lambda net, keep: ms.load_checkpoint(_ckpt(), format="pickle"), ValueError,
+     r"load_checkpoint: format must be 'ckpt' or 'safetensors', got 'pickle'"),
+    ("load-choice-func", lambda net, keep: ms.load_checkpoint(_ckpt(), choice_func=3), TypeError,
+     r"load_checkpoint: choice_func must be callable, got int"),
+    ("load-param-remove-redundancy", lambda net, keep: ms.load_param_into_net(net, {}, remove_redundancy=True),
+     NotImplementedError, r"load_param_into_net: remove_redundancy=True is not supported"),
+    ("shard-onto-another-mesh", _shard_onto_another_mesh, ValueError,
+     r"Parameter 'weight': its sharding is a NamedSharding on another mesh; annotate it with a PartitionSpec"),
     ("nn-non-negative-int", lambda net, keep: nn.Conv2d(1, 1, 3, pad_mode="pad", padding=-1), ValueError,
      r"For 'Conv2d', 'padding' must be an int or a tuple of 4 ints|must be a non-negative int"),
     ("nn-check-bool", lambda net, keep: nn.Dense(2, 2, has_bias="yes"), TypeError,
