@@ -588,6 +588,8 @@ CASES += [
     ("optimizer-no-update-rule", lambda net, keep: nn.Optimizer(0.1, net.trainable_params())(
         tuple(jnp.zeros(p.shape) for p in net.trainable_params())), NotImplementedError, r"Optimizer must define"),
     ("pooling-kernel", lambda net, keep: nn.MaxPool2d(kernel_size=0), ValueError, r"the 'kernel_size' must be an positive int number or a tuple"),
+    ("pooling-kernel-tuple", lambda net, keep: nn.AvgPool2d(kernel_size=(0, 1)), ValueError,
+     r"For 'AvgPool2d', the 'kernel_size' must be an positive int number or a tuple, but got \(0, 1\)"),
     ("pooling-kernel-length", lambda net, keep: nn.MaxPool2d(kernel_size=(1, 2, 3)), ValueError,
      r"For MaxPool2d, the length of kernel_size must be equal to 2, but got 3"),
     ("pooling-padding-type", lambda net, keep: nn.MaxPool2d(3, pad_mode="pad", padding="1"), TypeError,
@@ -674,3 +676,17 @@ def test_internal_control_flow_is_not_annotated():
     err = _Rediscover(None)  # raised through Cells while cellkit.jit finds a function's Parameters
     assert _call_failed(Block(), err, (X,), {}) is None
     assert not getattr(err, "__notes__", None) and not hasattr(err, "_ck_where")
+
+
+def test_the_catalogue_names_every_case_and_only_tests_that_exist():
+    """docs/errors.md cites each case of this file, and every test it cites exists."""
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    text = (root / "docs" / "errors.md").read_text()
+    ids = {c[0] for c in CASES}
+    cited = set(re.findall(r"E:([a-z0-9-]+)", text))
+    assert cited <= ids, sorted(cited - ids)
+    assert ids <= cited, sorted(ids - cited)
+    for path, name in set(re.findall(r"(test_\w+\.py)::(test_\w+)", text)):
+        source = (root / "tests" / path).read_text()
+        assert re.search(rf"^def {name}\(", source, re.M), f"{path}::{name}"
