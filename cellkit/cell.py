@@ -287,10 +287,9 @@ class Cell:
                 "later calls. Keep state that changes in a Parameter and update it with "
                 "ops.assign / set_data, or change the attribute outside the traced function.")
 
-    def _check_slot(self, name, value) -> None:
-        """Refuse storing the Parameter or Cell ``value`` as attribute ``name`` where that would
+    def _check_slot(self, name, kind) -> None:
+        """Refuse storing a ``kind`` (Parameter or Cell) as attribute ``name`` where that would
         replace something of another kind or hide a method; checked before anything is renamed."""
-        kind = Parameter if isinstance(value, Parameter) else Cell
         noun = "a Parameter" if kind is Parameter else "a sub-Cell"
         old = self.__dict__.get(name)
         if name.startswith("_ck_"):
@@ -311,7 +310,7 @@ class Cell:
             self.insert_param_to_cell(name, value, check_name_contain_dot=False)
             return
         if isinstance(value, Cell):
-            self._check_slot(name, value)
+            self._check_slot(name, Cell)
             if self.__dict__.get("_auto_prefix", True):
                 value.update_parameters_name(name + ".")
             self.insert_child_to_cell(name, value)
@@ -359,7 +358,7 @@ class Cell:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"{self.cls_name}.insert_param_to_cell: '{param_name}' must be a "
                             f"Parameter, got {type(param).__name__}")
-        self._check_slot(param_name, param)
+        self._check_slot(param_name, Parameter)
         self._check_mutable(param_name, param)
         if param is not None and param.name == PARAMETER_NAME_DEFAULT:
             param.name = param_name
@@ -384,7 +383,7 @@ class Cell:
         if child_cell is not None and not isinstance(child_cell, Cell):
             raise TypeError(f"{self.cls_name}.insert_child_to_cell: '{child_name}' must be a Cell, "
                             f"got {type(child_cell).__name__}")
-        self._check_slot(child_name, child_cell)
+        self._check_slot(child_name, Cell)
         self._check_mutable(child_name, child_cell)
         self.__dict__[child_name] = child_cell
         bump_structure()

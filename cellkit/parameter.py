@@ -105,11 +105,12 @@ def _checked_index(param, index, shape):
     items = tuple(_unwrap(i) for i in items)
     items = tuple(np.asarray(i) if isinstance(i, list) else i for i in items)
 
-    def dims(i):
+    def dims(i):  # how many axes an index item consumes
         if i is None or i is Ellipsis or isinstance(i, bool):
             return 0
-        nd = getattr(i, "ndim", 0)
-        return nd if nd and np.dtype(getattr(i, "dtype", "i")).kind == "b" else 1
+        if np.dtype(getattr(i, "dtype", "i")).kind == "b":  # a mask: one axis per dimension
+            return getattr(i, "ndim", 0)
+        return 1
 
     used = sum(dims(i) for i in items)
     if used > len(shape):

@@ -672,6 +672,13 @@ def test_notes_without_add_note_go_into_the_message():
     assert type(err) is Old and str(err) == "bad shape\n  in Cell x.a (Dense) of Net"
 
 
+def test_none_may_still_fill_a_slot_of_its_kind():
+    net = Block()
+    net.insert_param_to_cell("scale", None)
+    net.insert_child_to_cell("layers", None)
+    assert net.scale is None and net.layers is None
+
+
 def test_internal_control_flow_is_not_annotated():
     err = _Rediscover(None)  # raised through Cells while cellkit.jit finds a function's Parameters
     assert _call_failed(Block(), err, (X,), {}) is None
