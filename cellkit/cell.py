@@ -27,6 +27,7 @@ work on Cells directly:
 
 from __future__ import annotations
 
+import inspect
 from collections import OrderedDict
 
 import jax
@@ -39,6 +40,15 @@ __all__ = ["Cell"]
 
 # Set by the engine: handles GRAPH_MODE calls and Cells with a custom bprop.
 special_call = [None]
+
+
+def _hides_class_attribute(cls, name) -> bool:
+    """Would an instance attribute ``name`` hide (or be hidden by) a method or property of ``cls``?"""
+    try:
+        raw = inspect.getattr_static(cls, name)
+    except AttributeError:
+        return False
+    return inspect.isroutine(raw) or isinstance(raw, (property, staticmethod, classmethod))
 
 
 def _is_child(value) -> bool:
@@ -139,15 +149,85 @@ def _addindent(text, spaces):
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
+def _describe(cell) -> str:
+    extra = " ".join(cell.extend_repr().split())
+    return f"{cell.cls_name}({extra})" if extra else cell.cls_name
+
+
+def _note(err: BaseException, text: str, *, replace=None) -> None:
+    """Add ``text`` to ``err``'s notes (replacing the note ``replace``). Before Python 3.11,
+    which has no notes, the text goes at the end of the message itself; the type is kept."""
+    if hasattr(err, "add_note"):
+        notes = getattr(err, "__notes__", None)
+        if replace is not None and notes and replace in notes:
+            notes[notes.index(replace)] = text
+        else:
+            err.add_note(text)
+    elif err.args and isinstance(err.args[0], str):
+        msg = err.args[0]
+        if replace is not None and msg.endswith("\n" + replace):
+            msg = msg[:-len(replace) - 1]
+        err.args = (f"{msg}\n{text}",) + err.args[1:]
+
+
+def _path_to(root, target):
+    for path, cell in root.cells_and_names():
+        if cell is target:
+            return path
+    return None
+
+
 def _annotate(err: BaseException, cell) -> None:
-    if not hasattr(err, "add_note"):
+    """Name the Cell an error came from: once, where it was raised, with its path from the
+    outermost Cell it passed through (``in Cell layers.1 (Dense(...)) of Net``)."""
+    where = getattr(err, "_ck_where", None)  # (outermost Cell so far, path from it, failing Cell, note)
+    if where is None:
+        desc = _describe(cell)
+        text = f"  in Cell {desc}"
+        _note(err, text)
+        err._ck_where = (cell, "", desc, text)
+        from .parameter import abstract_types
+        for _, p in cell._own_params():
+            if isinstance(p._value, abstract_types):
+                _note(err, f"  Parameter '{p.name}' is abstract (made under parallel.abstract()) and has no "
+                           "data yet: make it with parallel.initialize(cell, mesh) or give it a value with set_data")
         return
-    err.add_note(f"  in Cell {cell.cls_name}" + (f"({cell.extend_repr()})" if cell.extend_repr() else ""))
-    from .parameter import abstract_types
-    for _, p in cell._own_params():
-        if isinstance(p._value, abstract_types):
-            err.add_note(f"  Parameter '{p.name}' is abstract (made under parallel.abstract()) and has no "
-                         "data yet: make it with parallel.initialize(cell, mesh) or give it a value with set_data")
+    inner, path, desc, old = where
+    rel = None if inner is cell else _path_to(cell, inner)
+    if not rel:  # re-entered, or ``inner`` was reached from outside this Cell's tree
+        return
+    path = f"{rel}.{path}" if path else rel
+    text = f"  in Cell {path} ({desc}) of {cell.cls_name}"
+    _note(err, text, replace=old)
+    err._ck_where = (cell, path, desc, text)
+
+
+def _bad_inputs(cell, args, kwargs):
+    """A TypeError saying why ``construct`` cannot take these inputs, or None if it can."""
+    try:
+        sig = inspect.signature(cell.construct)
+    except (TypeError, ValueError):
+        return None
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as why:
+        given = f"{len(args)} positional input(s)" + (f" and keywords {sorted(kwargs)}" if kwargs else "")
+        return TypeError(f"{cell.cls_name} was called with {given}, but its construct{sig} does "
+                         f"not take them: {why}")
+    return None
+
+
+def _call_failed(cell, err, args, kwargs):
+    """Annotate ``err`` as it leaves ``cell``; returns a clearer error to raise instead, or None."""
+    if getattr(err, "_ck_internal", False):
+        return None
+    if isinstance(err, TypeError) and not hasattr(err, "_ck_where"):
+        new = _bad_inputs(cell, args, kwargs)
+        if new is not None:
+            _annotate(new, cell)
+            return new
+    _annotate(err, cell)
+    return None
 
 
 class Cell:
@@ -195,16 +275,33 @@ class Cell:
 
     # ----- attributes ----------------------------------------------------------
 
-    def _check_mutable(self, name, value) -> None:
+    def _check_mutable(self, name, value, action=None) -> None:
+        """Refuse changing this Cell's attributes (its structure) while a function is traced."""
         frame = local.frame
         if frame is None or self.__dict__.get("_ck_in_trace"):
             return
         if isinstance(value, jax.core.Tracer) or getattr(frame, "staged", False):
             raise RuntimeError(
-                f"{self.cls_name}: cannot set attribute '{name}' inside a traced function "
+                f"{self.cls_name}: cannot {action or f'set attribute {name!r}'} inside a traced function "
                 "(cellkit.jit, GRAPH_MODE or a gradient): the change would not be replayed on "
                 "later calls. Keep state that changes in a Parameter and update it with "
                 "ops.assign / set_data, or change the attribute outside the traced function.")
+
+    def _check_slot(self, name, kind) -> None:
+        """Refuse storing a ``kind`` (Parameter or Cell) as attribute ``name`` where that would
+        replace something of another kind or hide a method; checked before anything is renamed."""
+        noun = "a Parameter" if kind is Parameter else "a sub-Cell"
+        old = self.__dict__.get(name)
+        if name.startswith("_ck_"):
+            problem = "names starting with '_ck_' are reserved for cellkit's bookkeeping"
+        elif old is not None and not isinstance(old, kind):
+            problem = f"attribute '{name}' already exists and is a {type(old).__name__}, not {noun}"
+        elif name not in self.__dict__ and _hides_class_attribute(type(self), name):
+            problem = f"'{name}' is a method or property of {self.cls_name}"
+        else:
+            return
+        raise KeyError(f"{self.cls_name}: cannot store {noun} as '{name}': {problem}; choose another "
+                       "name (nothing was changed)")
 
     def __setattr__(self, name, value):
         self._check_mutable(name, value)
@@ -213,6 +310,7 @@ class Cell:
             self.insert_param_to_cell(name, value, check_name_contain_dot=False)
             return
         if isinstance(value, Cell):
+            self._check_slot(name, Cell)
             if self.__dict__.get("_auto_prefix", True):
                 value.update_parameters_name(name + ".")
             self.insert_child_to_cell(name, value)
@@ -260,10 +358,7 @@ class Cell:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"{self.cls_name}.insert_param_to_cell: '{param_name}' must be a "
                             f"Parameter, got {type(param).__name__}")
-        old = self.__dict__.get(param_name)
-        if old is not None and not isinstance(old, Parameter) and param_name in self.__dict__:
-            raise KeyError(f"{self.cls_name}: attribute '{param_name}' already exists and is not a "
-                           "Parameter; cannot insert a Parameter under that name")
+        self._check_slot(param_name, Parameter)
         self._check_mutable(param_name, param)
         if param is not None and param.name == PARAMETER_NAME_DEFAULT:
             param.name = param_name
@@ -288,10 +383,7 @@ class Cell:
         if child_cell is not None and not isinstance(child_cell, Cell):
             raise TypeError(f"{self.cls_name}.insert_child_to_cell: '{child_name}' must be a Cell, "
                             f"got {type(child_cell).__name__}")
-        old = self.__dict__.get(child_name)
-        if old is not None and not isinstance(old, Cell):
-            raise KeyError(f"{self.cls_name}: attribute '{child_name}' already exists and is not a "
-                           "Cell; cannot insert a sub-Cell under that name")
+        self._check_slot(child_name, Cell)
         self._check_mutable(child_name, child_cell)
         self.__dict__[child_name] = child_cell
         bump_structure()
@@ -421,8 +513,11 @@ class Cell:
         try:
             return self.construct(*args, **kwargs)
         except Exception as err:
-            _annotate(err, self)
-            raise
+            # Only on the way out of a failure (at trace time under jit): free when all is well.
+            new = _call_failed(self, err, args, kwargs)
+            if new is None:
+                raise
+            raise new from err
 
     def shard(self, mesh, rules=None) -> "Cell":
         """Annotate Parameters by name ``rules`` and place them on ``mesh``: :func:`cellkit.parallel.shard`.

@@ -9,6 +9,8 @@ True
 
 from __future__ import annotations
 
+import jax
+
 __all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context"]
 
 GRAPH_MODE = 0
@@ -16,7 +18,7 @@ PYNATIVE_MODE = 1
 
 # graph[0] is read on every Cell call, so it is a plain list slot.
 graph = [False]
-_settings = {"mode": PYNATIVE_MODE, "device_target": "CPU", "debug_nans": False}
+_settings = {"mode": PYNATIVE_MODE, "device_target": "CPU", "debug_nans": False, "debug_infs": False}
 
 
 def set_context(**kwargs) -> None:
@@ -25,6 +27,10 @@ def set_context(**kwargs) -> None:
     ``debug_nans=True`` turns on JAX's NaN checking (``jax_debug_nans``): an
     operation that produces a NaN — a NaN loss, say — raises
     ``FloatingPointError`` naming the operation, also inside ``cellkit.jit``.
+    ``debug_infs=True`` does the same for infinities (``jax_debug_infs``); leave
+    it off for models that use ``-inf`` on purpose (attention masks). Turning
+    either on or off recompiles what runs next. A ``cellkit.jit`` step refused
+    this way writes nothing back: the Parameters keep their values.
     Settings cellkit has no use for (``device_target``, ``save_graphs``, ...) are
     recorded and returned by ``get_context``; JAX picks the device itself.
     """
@@ -34,14 +40,18 @@ def set_context(**kwargs) -> None:
             raise ValueError(f"set_context: mode must be GRAPH_MODE ({GRAPH_MODE}) or "
                              f"PYNATIVE_MODE ({PYNATIVE_MODE}), got {mode!r}")
         graph[0] = mode == GRAPH_MODE
-    if "debug_nans" in kwargs:
-        import jax
-        jax.config.update("jax_debug_nans", bool(kwargs["debug_nans"]))
+    for key in ("debug_nans", "debug_infs"):
+        if key in kwargs and bool(kwargs[key]) != bool(getattr(jax.config, f"jax_{key}")):
+            jax.config.update(f"jax_{key}", bool(kwargs[key]))
+            # Functions compiled before would keep running unchecked (or checked): compile again.
+            jax.clear_caches()
     _settings.update(kwargs)
 
 
 def get_context(key: str):
     """The value of one setting."""
     if key not in _settings:
-        raise ValueError(f"get_context: unknown key {key!r}; known: {', '.join(sorted(_settings))}")
+        from .suggest import did_you_mean
+        raise ValueError(f"get_context: unknown key {key!r}{did_you_mean(key, _settings) or ';'} "
+                         f"known: {', '.join(sorted(_settings))}")
     return _settings[key]

@@ -40,7 +40,7 @@ import numpy as np
 from jax.sharding import PartitionSpec
 
 from . import random as ckrandom
-from .cell import Cell, _static_key, special_call
+from .cell import Cell, _note, _static_key, special_call
 from .parallel import keep_sharding
 from .parameter import Parameter, ParameterTuple, commit, local, structure_epoch
 
@@ -52,6 +52,8 @@ _Tracer = jax.core.Tracer
 
 class _Rediscover(Exception):
     """A compiled function met a Parameter it was not given: discover again."""
+
+    _ck_internal = True  # control flow, not an error: Cells do not annotate it
 
 
 class Frame:
@@ -115,6 +117,15 @@ class Frame:
         """A Parameter created while this frame is active is local to it."""
         self.created.add(id(param))
         self.params[id(param)] = param
+
+    def owns(self, param) -> bool:
+        """Was ``param`` created inside this frame (or one it is nested in)?"""
+        f = self
+        while f is not None:
+            if id(param) in f.created:
+                return True
+            f = f.parent
+        return False
 
     def writes(self):
         """(param, value) for each written Parameter that outlives the frame."""
@@ -453,7 +464,15 @@ class JitFunction:
         plist = [p for group in stateful for p in group]
         call.plist = plist
         vals = [p._value for p in plist]
-        jax.eval_shape(lambda v, d: self._run(call, v, d, frame), vals, _tls.dyn)
+
+        def run(v, d):
+            try:
+                return self._run(call, v, d, frame)
+            finally:  # the frame outlives the trace (``captured``): it must not keep its tracers
+                frame.values.clear()
+                frame.written.clear()
+
+        jax.eval_shape(run, vals, _tls.dyn)
         known = {id(p) for p in plist}
         return tuple(p for k, p in frame.captured.items() if k not in known)
 
@@ -839,14 +858,18 @@ def _parse_bprop_result(cell, result, n_inputs, state):
 def _call_with_bprop(cell, args, kwargs):
     params = _bprop_params(cell)
     state = params + (ckrandom.rng_state,)
-    parent = local.frame
-    staged = parent.staged if parent is not None else False
+    # The enclosing frame, reachable from the functions below only while this call runs: JAX
+    # keeps them in the traced computation, and the frame holds that trace's tracers.
+    outer = [local.frame]
+    staged = outer[0].staged if outer[0] is not None else False
     dyn_idx = [i for i, a in enumerate(args) if _is_array_arg(a)]
     svals = [p.value for p in state]
     dvals = [_to_values(args[i]) for i in dyn_idx]
+    # The functions below must not close over the (possibly traced) array inputs themselves.
+    args = tuple(None if i in dyn_idx else a for i, a in enumerate(args))
 
     def run(svals, dvals):
-        out, frame = _run_in_frame(parent, staged, state, svals, cell.construct, args, dyn_idx, dvals, kwargs)
+        out, frame = _run_in_frame(outer[0], staged, state, svals, cell.construct, args, dyn_idx, dvals, kwargs)
         index = {id(p): i for i, p in enumerate(state)}
         writes = {}
         for p, v in frame.writes():
@@ -883,9 +906,10 @@ def _call_with_bprop(cell, args, kwargs):
     try:
         out, writes = primal(svals, dvals)
     except Exception as err:
-        if hasattr(err, "add_note"):
-            err.add_note(f"  in Cell {cell.cls_name} (custom bprop)")
+        _note(err, f"  in Cell {cell.cls_name} (custom bprop)")
         raise
+    finally:
+        outer[0] = None
     for i, v in writes.items():
         state[i]._write(v)
     return out

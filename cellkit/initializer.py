@@ -31,6 +31,7 @@ import numpy as np
 
 from . import dtype as mstype
 from . import random as ckrandom
+from .suggest import did_you_mean
 
 __all__ = [
     "Initializer", "initializer", "LazyInit", "One", "Zero", "Constant", "Normal", "Uniform",
@@ -328,7 +329,7 @@ def _as_shape(shape) -> tuple:
         return (int(shape),)
     try:
         return tuple(int(s) for s in shape)
-    except TypeError:
+    except (TypeError, ValueError):
         raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
 
 
@@ -355,7 +356,8 @@ def _resolve(init):
     if isinstance(init, str):
         cls = _REGISTRY.get(init.lower())
         if cls is None:
-            raise ValueError(f"unknown initializer {init!r}; known names: {', '.join(known_names())}")
+            raise ValueError(f"unknown initializer {init!r}{did_you_mean(init.lower(), known_names()) or ';'} "
+                             f"known names: {', '.join(known_names())}; or pass an Initializer, a number or a Tensor")
         return cls()
     if isinstance(init, bool):
         raise TypeError("initializer: init must be a str, an Initializer, a number or a Tensor, got a bool")
@@ -411,10 +413,10 @@ def initializer(init, shape=None, dtype=mstype.float32) -> LazyInit:
     >>> from cellkit.common.initializer import initializer
     >>> initializer(0.5, (2,), ms.float32).init_data()
     Array([0.5, 0.5], dtype=float32)
-    >>> initializer('nope', (2,))
+    >>> initializer('xavier_unifrom', (2, 2))
     Traceback (most recent call last):
     ...
-    ValueError: unknown initializer 'nope'; known names: dirac, he_normal, he_uniform, henormal, heuniform, identity, normal, one, ones, orthogonal, sparse, truncatednormal, uniform, variancescaling, xavier_normal, xavier_uniform, xaviernormal, xavieruniform, zero, zeros
+    ValueError: unknown initializer 'xavier_unifrom'; did you mean 'xavier_uniform', 'xavieruniform', 'xavier_normal'? known names: dirac, ...
     """
     resolved = _resolve(init)
     if resolved is None:  # an array

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtype as mstype
-from .tensor import check_int_range, to_array
+from .tensor import check_data, check_int_range, to_array
 
 __all__ = ["Parameter", "ParameterTuple", "PARAMETER_NAME_DEFAULT"]
 
@@ -81,8 +81,73 @@ def commit(param: "Parameter", value) -> None:
             f"Parameter '{param._name}': a traced value was assigned to it outside cellkit's "
             "transforms (e.g. inside plain jax.jit, jax.grad or jax.vmap). The update would be "
             "lost and the Parameter corrupted. Use cellkit.jit / cellkit.grad for functions that "
-            "assign Parameters, or pass the Cell into the jax transform as an argument.")
+            "assign Parameters, or return the new value from the transformed function and assign "
+            "it afterwards (or pass the Cell into the jax transform as an argument).")
     param._value = value
+
+
+def _check_trace_static(param, what) -> None:
+    """Refuse changing a Parameter's name or requires_grad while ``cellkit.jit`` traces:
+    the change would happen once, at trace time, and not on later (compiled) calls."""
+    frame = local.frame
+    if frame is not None and getattr(frame, "staged", False) and not frame.owns(param):
+        raise RuntimeError(
+            f"Parameter '{param._name}': cannot change its {what} inside a traced function "
+            "(cellkit.jit or GRAPH_MODE): the change would not be replayed on later calls. "
+            "Change it outside the traced function.")
+
+
+def _check_requires_grad(name, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"Parameter '{name}': requires_grad must be a bool (True or False), got "
+                        f"{type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def _bounds_error(param, position, value, axis, size):
+    return IndexError(f"Parameter '{param._name}': index {value} (position {position}) is out of "
+                      f"range for axis {axis} of size {size} (shape {param.shape}); valid indices "
+                      f"are {-size}..{size - 1}")
+
+
+def _checked_index(param, index, shape):
+    """``index`` with Parameters unwrapped and lists made arrays; IndexError for concrete integer
+    indices outside ``shape`` (JAX clamps reads and drops writes there; MindSpore raises)."""
+    items = index if isinstance(index, tuple) else (index,)
+    items = tuple(_unwrap(i) for i in items)
+    items = tuple(np.asarray(i) if isinstance(i, list) else i for i in items)
+
+    def dims(i):  # how many axes an index item consumes
+        if i is None or i is Ellipsis or isinstance(i, bool):
+            return 0
+        if np.dtype(getattr(i, "dtype", "i")).kind == "b":  # a mask: one axis per dimension
+            return getattr(i, "ndim", 0)
+        return 1
+
+    used = sum(dims(i) for i in items)
+    if used > len(shape):
+        raise IndexError(f"Parameter '{param._name}': too many indices: the Parameter has shape "
+                         f"{tuple(shape)} ({len(shape)} axes) but {used} were indexed")
+    if sum(i is Ellipsis for i in items) > 1:
+        return items  # JAX says what is wrong
+    axis = 0
+    for pos, i in enumerate(items):
+        if i is Ellipsis:
+            axis += len(shape) - used
+            continue
+        n = dims(i)
+        if n == 1 and not isinstance(i, slice) and not _is_tracer(i):
+            size = shape[axis]
+            if isinstance(i, (int, np.integer)):
+                if not -size <= i < size:
+                    raise _bounds_error(param, pos, int(i), axis, size)
+            elif np.dtype(getattr(i, "dtype", "f")).kind in "iu" and np.size(i):
+                arr = np.asarray(i)
+                bad = arr[(arr < -size) | (arr >= size)]
+                if bad.size:
+                    raise _bounds_error(param, pos, int(bad.flat[0]), axis, size)
+        axis += n
+    return items if isinstance(index, tuple) else items[0]
 
 
 def _unwrap(x):
@@ -127,7 +192,7 @@ class Parameter:
         self._value = None
         self.sharding = sharding
         self._name = PARAMETER_NAME_DEFAULT if name is None else self._check_name(name)
-        self._requires_grad = bool(requires_grad)
+        self._requires_grad = _check_requires_grad(self._name, requires_grad)
         data = default_input
         if isinstance(data, Parameter):
             data = data._get()
@@ -160,7 +225,9 @@ class Parameter:
 
     @name.setter
     def name(self, name) -> None:
-        self._name = self._check_name(name)
+        name = self._check_name(name)
+        _check_trace_static(self, "name")
+        self._name = name
         bump_structure()
 
     @property
@@ -169,7 +236,9 @@ class Parameter:
 
     @requires_grad.setter
     def requires_grad(self, value) -> None:
-        self._requires_grad = bool(value)
+        value = _check_requires_grad(self._name, value)
+        _check_trace_static(self, "requires_grad")
+        self._requires_grad = value
         bump_structure()
 
     def __repr__(self) -> str:
@@ -284,7 +353,8 @@ class Parameter:
             raise AttributeError(f"'Parameter' object has no attribute '{name}'") from None
 
     def __getitem__(self, index):
-        return self.value[_unwrap(index)]
+        value = self.value
+        return value[_checked_index(self, index, value.shape)]
 
     def __len__(self) -> int:
         return len(self.value)
@@ -318,12 +388,9 @@ class Parameter:
         if isinstance(data, (np.ndarray, np.generic)):
             data = jnp.array(data)  # a copy: later changes to the NumPy array must not leak in
         elif not isinstance(data, jax.Array):
+            check_data(data, f"{label}: {what}")
             check_int_range(data, old_dtype, f"{label}: {what}")
-            try:
-                data = jnp.asarray(data)
-            except TypeError as e:
-                raise TypeError(f"{label}: {what} expects a Tensor, NumPy array or number, "
-                                f"got {type(data).__name__}") from e
+            data = jnp.asarray(data)
         if not _kind_ok(data.dtype, old_dtype):
             raise TypeError(
                 f"{label}: {what} got dtype {mstype.get_dtype(data.dtype)} but the Parameter "
@@ -368,7 +435,7 @@ class Parameter:
             if local.frame is not None:
                 raise ValueError(f"Parameter '{self._name}': its shape cannot change inside a "
                                  "traced function; call set_data(..., slice_shape=True) eagerly")
-            self._value = new
+            commit(self, new)
             bump_structure()
             return self
         self._write(new)
@@ -380,14 +447,30 @@ class Parameter:
         return self
 
     def __setitem__(self, index, value) -> None:
+        """``p[index] = value``: MindSpore's index assignment, in place; on any error the value is kept.
+
+        An integer index out of range raises IndexError (JAX would drop the write).
+
+        >>> import cellkit as ms
+        >>> p = ms.Parameter(ms.Tensor([1., 2., 3.]), name="p")
+        >>> p[[0, 2]] = 0.
+        >>> p.asnumpy()
+        array([0., 2., 0.], dtype=float32)
+        >>> p[5] = 1.
+        Traceback (most recent call last):
+        ...
+        IndexError: Parameter 'p': index 5 (position 0) is out of range for axis 0 of size 3 (shape (3,)); valid indices are -3..2
+        """
         current = self.value
+        label = f"Parameter '{self._name}'[...] ="
         if not isinstance(value, (jax.Array, np.ndarray, np.generic, Parameter)):
-            check_int_range(value, current.dtype, f"Parameter '{self._name}'[...] =")
+            check_data(value, label)
+            check_int_range(value, current.dtype, label)
         value = _unwrap(value)
         if not _kind_ok(jnp.result_type(value), current.dtype):
             raise TypeError(f"Parameter '{self._name}': cannot store {jnp.result_type(value)} "
                             f"values into a {self.dtype} Parameter without losing data")
-        self._write(current.at[_unwrap(index)].set(value))
+        self._write(current.at[_checked_index(self, index, current.shape)].set(value))
 
     def init_data(self, layout=None, set_sliced=False) -> "Parameter":
         """Make the value of a lazy Parameter now; returns the Parameter."""

@@ -35,7 +35,7 @@ import numpy as np
 
 from . import dtype as mstype
 
-__all__ = ["Tensor", "is_tensor", "x64_enabled", "default_int_dtype", "to_array"]
+__all__ = ["Tensor", "is_tensor", "x64_enabled", "default_int_dtype", "to_array", "check_data"]
 
 
 def x64_enabled() -> bool:
@@ -93,6 +93,45 @@ def check_int_range(data, dtype, what="value") -> None:
 
 
 _PY_DTYPES = {"b": np.bool_, "f": np.float32, "c": np.complex64}
+_ACCEPTED = "a number, a (nested) list or tuple of numbers, a NumPy array or a jax.Array"
+
+
+def _data_shape(data, what, path=""):
+    """The shape of ``data`` (a number, array or nested list), or a clear error saying what is wrong."""
+    where = f"element {path}" if path else "the data"
+    if isinstance(data, (np.ndarray, np.generic)):
+        if data.dtype.kind in "OSUMm" or data.dtype.type is np.void:  # object, bytes, str, datetime, raw bytes
+            raise TypeError(f"{what}: {where} is a NumPy array of dtype {data.dtype}, which is not "
+                            f"numeric; expected {_ACCEPTED}")
+        return data.shape
+    if isinstance(data, (list, tuple)):
+        shapes = [_data_shape(d, what, f"{path}[{i}]") for i, d in enumerate(data)]
+        for i, s in enumerate(shapes[1:], 1):
+            if s != shapes[0]:
+                raise ValueError(f"{what}: the nested list is ragged: element {path}[0] has shape "
+                                 f"{shapes[0]} but element {path}[{i}] has shape {s}; every row must "
+                                 "have the same length")
+        return (len(data),) + (shapes[0] if shapes else ())
+    if isinstance(data, numbers.Number) or hasattr(data, "__array__") or hasattr(data, "__jax_array__"):
+        return tuple(np.shape(data))
+    raise TypeError(f"{what}: cannot convert {where} ({type(data).__name__} {data!r:.40}) to a tensor; "
+                    f"expected {_ACCEPTED}")
+
+
+def check_data(data, what="Tensor") -> None:
+    """Raise TypeError (not numeric) or ValueError (a ragged list) for data no tensor can hold.
+
+    >>> check_data([[1, 2], [3]])
+    Traceback (most recent call last):
+    ...
+    ValueError: Tensor: the nested list is ragged: element [0] has shape (2,) but element [1] has shape (1,); every row must have the same length
+    >>> check_data("1.5", "Parameter 'w'")
+    Traceback (most recent call last):
+    ...
+    TypeError: Parameter 'w': cannot convert the data (str '1.5') to a tensor; expected a number, ...
+    """
+    if not isinstance(data, jax.Array):
+        _data_shape(data, what)
 
 
 def to_array(data, dtype=None, what="Tensor") -> jax.Array:
@@ -112,10 +151,7 @@ def to_array(data, dtype=None, what="Tensor") -> jax.Array:
         dtype = np.dtype(default_int_dtype()) if kind == "i" else np.dtype(_PY_DTYPES[kind])
     if isinstance(data, jax.Array):
         return data if dtype is None or data.dtype == dtype else data.astype(dtype)
-    if not isinstance(data, (np.ndarray, np.generic, numbers.Number, list, tuple)):
-        if not hasattr(data, "__array__") and not hasattr(data, "__jax_array__"):
-            raise TypeError(f"{what}: cannot convert {type(data).__name__} to a tensor; "
-                            "expected a number, a (nested) list, a NumPy array or a jax.Array")
+    check_data(data, what)
     return jnp.array(data, dtype=dtype, copy=True)
 
 

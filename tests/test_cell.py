@@ -230,9 +230,10 @@ def test_construct_errors_name_the_cell():
     with pytest.raises(ValueError) as err:
         Net()(ms.ops.ones((2, 5)))
     notes = "\n".join(getattr(err.value, "__notes__", []))
-    assert "in Cell Dense(input_channels=3" in notes and "in Cell Net" in notes
-    with pytest.raises(TypeError, match="construct"):
+    assert notes == "  in Cell fc (Dense(input_channels=3, output_channels=4, has_bias=True)) of Net"
+    with pytest.raises(TypeError, match=r"Net was called with 2 positional input\(s\), but its construct\(x\)") as err:
         Net()(ms.ops.ones((2, 3)), ms.ops.ones((2, 3)))
+    assert isinstance(err.value.__cause__, TypeError)  # the original error, chained
     with pytest.raises(NotImplementedError, match="must define construct"):
         nn.Cell()(1)
 

@@ -20,6 +20,19 @@ class Network(nn.Cell):
         return ops.matmul(x, self.w) + self.b
 
 
+
+
+@pytest.fixture(autouse=True, params=["plain", "checking_leaks"])
+def leak_check(request):
+    """Every engine test runs twice: as it is, and under ``jax.checking_leaks()``, which fails
+    if a tracer outlives its trace (a Parameter, frame or cache holding on to one)."""
+    if request.param == "plain":
+        yield
+    else:
+        with jax.checking_leaks():
+            yield
+
+
 X = ms.Tensor(np.ones((2, 5)), ms.float32)
 net = Network()  # a global, as in the seed
 
@@ -636,6 +649,7 @@ def test_eager_random_is_reproducible():
 
 def test_graph_mode_routes_top_level_calls_through_jit():
     n = Network()
+    engine._graph_call.clear_cache()  # compiled by an earlier test (or the plain run of this one)
     before = engine._graph_call.trace_count
     ms.set_context(mode=ms.GRAPH_MODE)
     try:

@@ -28,7 +28,7 @@ def test_constant_like_initializers():
 def test_names_are_case_insensitive_and_unknown_is_clear():
     np.testing.assert_array_equal(draw("ONES", (2,)), [1, 1])
     assert isinstance(initializer("Xavier_Uniform", (2, 2)).init, init.XavierUniform)
-    with pytest.raises(ValueError, match="unknown initializer 'nope'; known names: .*xavier_uniform"):
+    with pytest.raises(ValueError, match="unknown initializer 'nope'; .*known names: .*xavier_uniform"):
         initializer("nope", (2,))
     with pytest.raises(TypeError, match="bool"):
         initializer(True, (2,))

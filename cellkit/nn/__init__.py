@@ -9,6 +9,10 @@ SequentialCell(
   (0): Dense(input_channels=2, output_channels=3, has_bias=True)
   (1): ReLU()
 )
+>>> nn.Dens
+Traceback (most recent call last):
+...
+AttributeError: module 'cellkit.nn' has no attribute 'Dens'; did you mean 'Dense'...?
 """
 
 from ..cell import Cell
@@ -23,3 +27,9 @@ from .pooling import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403
+
+
+def __getattr__(name):
+    from ..suggest import did_you_mean
+    public = [n for n in globals() if not n.startswith("_")]
+    raise AttributeError(f"module 'cellkit.nn' has no attribute {name!r}{did_you_mean(name, public)}")

@@ -14,6 +14,7 @@ import jax
 
 from .. import ops
 from ..cell import Cell
+from ..suggest import did_you_mean
 
 __all__ = ["ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "LeakyReLU",
            "Softplus", "get_activation"]
@@ -195,5 +196,6 @@ def get_activation(name, prim_name=None):
         return None
     cls = _ACTIVATIONS.get(str(name).lower())
     if cls is None:
-        raise KeyError(f"unknown activation {name!r}; known: {', '.join(sorted(_ACTIVATIONS))}")
+        raise KeyError(f"unknown activation {name!r}{did_you_mean(str(name).lower(), _ACTIVATIONS) or ';'} "
+                       f"known: {', '.join(sorted(_ACTIVATIONS))}")
     return cls()

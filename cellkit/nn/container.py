@@ -76,6 +76,7 @@ class _Container(Cell):
 
     def _store(self, items, rename=(), prefix=None):
         """Make ``items`` (key, cell) the children, in order; rename the children at ``rename``."""
+        self._check_mutable(None, None, f"change the Cells of a {self.cls_name}")
         d = self.__dict__
         if prefix is None and rename:
             prefix = self._prefix()

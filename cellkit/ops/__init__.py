@@ -6,9 +6,11 @@ each with its JAX counterpart. An unknown name suggests the closest ones.
 >>> import cellkit as ms
 >>> ms.ops.matmul(ms.ops.ones((2, 3)), ms.ops.ones((3,)))
 Array([3., 3.], dtype=float32)
+>>> ms.ops.matmull
+Traceback (most recent call last):
+...
+AttributeError: cellkit.ops has no op 'matmull'; did you mean 'matmul', 'MatMul', 'mul'?
 """
-
-import difflib as _difflib
 
 from . import functional, primitives, random_ops
 from .functional import *  # noqa: F401,F403
@@ -18,11 +20,11 @@ from .primitives import __all__ as _primitives_all
 from .random_ops import *  # noqa: F401,F403
 from .random_ops import __all__ as _random_all
 from ..engine import grad, value_and_grad  # noqa: E402  (MindSpore exposes them as ops too)
+from ..suggest import did_you_mean as _did_you_mean
 
 __all__ = sorted(set(_functional_all) | set(_primitives_all) | set(_random_all) | {"grad", "value_and_grad"})
 
 
 def __getattr__(name):
-    close = _difflib.get_close_matches(name, __all__, n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else "; see docs/ops.md for the list"
+    hint = _did_you_mean(name, __all__) or "; see docs/ops.md for the list"
     raise AttributeError(f"cellkit.ops has no op '{name}'{hint}")
