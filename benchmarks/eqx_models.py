@@ -18,28 +18,33 @@ __all__ = ["from_cell"]
 _KEY = jax.random.key(0)
 
 
+def _abstract(cls, *args, **kwargs):
+    """An Equinox layer with abstract weights: its random initialisation never runs (nor compiles)."""
+    return eqx.filter_eval_shape(cls, *args, **kwargs)
+
+
 def _linear(dense):
     out_f, in_f = dense.weight.shape
-    layer = eqx.nn.Linear(in_f, out_f, key=_KEY)
+    layer = _abstract(eqx.nn.Linear, in_f, out_f, key=_KEY)
     return eqx.tree_at(lambda m: (m.weight, m.bias), layer, (dense.weight.value, dense.bias.value))
 
 
 def _conv(conv):
     out_c, in_c, kh, kw = conv.weight.shape
-    layer = eqx.nn.Conv2d(in_c, out_c, (kh, kw), padding="SAME", key=_KEY)
+    layer = _abstract(eqx.nn.Conv2d, in_c, out_c, (kh, kw), padding="SAME", key=_KEY)
     return eqx.tree_at(lambda m: (m.weight, m.bias), layer,
                        (conv.weight.value, conv.bias.value.reshape(out_c, 1, 1)))
 
 
 def _layer_norm(norm):
-    layer = eqx.nn.LayerNorm(norm.gamma.shape[0], eps=models.LN_EPS)
+    layer = _abstract(eqx.nn.LayerNorm, norm.gamma.shape[0], eps=models.LN_EPS)
     return eqx.tree_at(lambda m: (m.weight, m.bias), layer, (norm.gamma.value, norm.beta.value))
 
 
 def _attention(mha):
     d = mha.embed_dim
-    layer = eqx.nn.MultiheadAttention(mha.num_heads, d, use_query_bias=True, use_key_bias=True,
-                                      use_value_bias=True, use_output_bias=True, key=_KEY)
+    layer = _abstract(eqx.nn.MultiheadAttention, mha.num_heads, d, use_query_bias=True, use_key_bias=True,
+                      use_value_bias=True, use_output_bias=True, key=_KEY)
     w, b = mha.in_proj_weight.value, mha.in_proj_bias.value
     return eqx.tree_at(
         lambda m: (m.query_proj.weight, m.query_proj.bias, m.key_proj.weight, m.key_proj.bias,

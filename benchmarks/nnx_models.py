@@ -16,43 +16,44 @@ from . import models
 __all__ = ["from_cell"]
 
 
-def _rngs():
-    return nnx.Rngs(0)
+def _abstract(cls, *args, **kwargs):
+    """An NNX layer with abstract weights: its random initialisation never runs (nor compiles)."""
+    return nnx.eval_shape(lambda: cls(*args, **kwargs, rngs=nnx.Rngs(0)))
 
 
 def _linear(dense):
     out_f, in_f = dense.weight.shape
-    layer = nnx.Linear(in_f, out_f, rngs=_rngs())
-    layer.kernel[...] = dense.weight.value.T
-    layer.bias[...] = dense.bias.value
+    layer = _abstract(nnx.Linear, in_f, out_f)
+    layer.kernel.set_value(dense.weight.value.T)
+    layer.bias.set_value(dense.bias.value)
     return layer
 
 
 def _conv(conv):
     out_c, in_c, kh, kw = conv.weight.shape
-    layer = nnx.Conv(in_c, out_c, (kh, kw), padding="SAME", rngs=_rngs())
-    layer.kernel[...] = conv.weight.value.transpose(2, 3, 1, 0)   # OIHW -> HWIO
-    layer.bias[...] = conv.bias.value
+    layer = _abstract(nnx.Conv, in_c, out_c, (kh, kw), padding="SAME")
+    layer.kernel.set_value(conv.weight.value.transpose(2, 3, 1, 0))   # OIHW -> HWIO
+    layer.bias.set_value(conv.bias.value)
     return layer
 
 
 def _layer_norm(norm):
-    layer = nnx.LayerNorm(norm.gamma.shape[0], epsilon=models.LN_EPS, rngs=_rngs())
-    layer.scale[...] = norm.gamma.value
-    layer.bias[...] = norm.beta.value
+    layer = _abstract(nnx.LayerNorm, norm.gamma.shape[0], epsilon=models.LN_EPS)
+    layer.scale.set_value(norm.gamma.value)
+    layer.bias.set_value(norm.beta.value)
     return layer
 
 
 def _attention(mha):
     d, h = mha.embed_dim, mha.num_heads
     hd = d // h
-    layer = nnx.MultiHeadAttention(h, d, decode=False, rngs=_rngs())
+    layer = _abstract(nnx.MultiHeadAttention, h, d, decode=False)
     w, b = mha.in_proj_weight.value, mha.in_proj_bias.value
     for i, proj in enumerate((layer.query, layer.key, layer.value)):
-        proj.kernel[...] = w[i * d:(i + 1) * d].T.reshape(d, h, hd)
-        proj.bias[...] = b[i * d:(i + 1) * d].reshape(h, hd)
-    layer.out.kernel[...] = mha.out_proj.weight.value.T.reshape(h, hd, d)
-    layer.out.bias[...] = mha.out_proj.bias.value
+        proj.kernel.set_value(w[i * d:(i + 1) * d].T.reshape(d, h, hd))
+        proj.bias.set_value(b[i * d:(i + 1) * d].reshape(h, hd))
+    layer.out.kernel.set_value(mha.out_proj.weight.value.T.reshape(h, hd, d))
+    layer.out.bias.set_value(mha.out_proj.bias.value)
     return layer
 
 
