@@ -248,6 +248,26 @@ def check_targets(results) -> list:
     return out
 
 
+def markdown_table(results) -> str:
+    """The ratios to raw JAX of every workload and variant as a Markdown table (workload 6: ms per layer)."""
+    names = [v.name for v in variants.TRAIN]
+    eager = {"cellkit_closure": "cellkit", "nnx_jit": "nnx", "equinox": "equinox", "raw_jax": "raw_jax"}
+    lines = ["| workload | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+             "|---|" + "---:|" * len(names)]
+    for key, r in results["workloads"].items():
+        v = r["variants"]
+        cells = []
+        for n in names:
+            n = eager.get(n) if key == "5_eager" else n
+            cells.append(f"{v[n]['ratio']:.2f}" if n in v else "")
+        lines.append(f"| {key.replace('_', ' ')} | " + " | ".join(cells) + " |")
+    c = results.get("compile")
+    if c:
+        cells = [f"{c['variants'][n]['per_layer_ms']:.0f} ms/layer" if n in c["variants"] else "" for n in names]
+        lines.append("| 6 compile | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def machine() -> dict:
     """Where the numbers come from."""
     def version(pkg):
@@ -274,6 +294,8 @@ def parse_args(argv=None):
     p.add_argument("--steps", type=int, default=None, help="calls per sample (default: from --sample-ms)")
     p.add_argument("--warmup", type=int, default=None, help="calls before timing (default 5)")
     p.add_argument("--compile-repeats", type=int, default=None, help="first calls per depth (default 3)")
+    p.add_argument("--table", metavar="JSON", default=None,
+                   help="print the ratio table of a results file as Markdown, and nothing else")
     args = p.parse_args(argv)
     smoke_defaults = {"repeats": 1, "steps": 2, "warmup": 2, "compile_repeats": 1}
     full_defaults = {"repeats": 30, "steps": None, "warmup": 5, "compile_repeats": 3}
@@ -287,6 +309,10 @@ def parse_args(argv=None):
 def main(argv=None) -> dict:
     """Run the selected workloads, print their tables and the targets, write the JSON; returns the results."""
     args = parse_args(argv)
+    if args.table:
+        results = json.loads(pathlib.Path(args.table).read_text())
+        print(markdown_table(results))
+        return results
     ms.set_seed(0)
     results = {"machine": machine(), "smoke": args.smoke, "optimizer": f"optax.adam({variants.LR})",
                "loss": "softmax cross-entropy, integer labels", "workloads": {}}
