@@ -31,6 +31,7 @@ array([7., 8., 9.], dtype=float32)
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 import types
 
@@ -292,22 +293,38 @@ class _Call:
 class _Entry:
     """One compiled version: the captured Parameters and the ``jax.jit`` function."""
 
-    __slots__ = ("jitted", "captured", "epoch", "covered", "roots", "last_stateful", "last_plist")
+    __slots__ = ("jitted", "captured", "epoch", "covered", "roots", "last_unique", "last_plist")
 
-    def plist(self, stateful):
-        """Arguments' Parameters, then the captured ones (reused while the arguments are the same objects)."""
-        last = self.last_stateful
-        if last is not None and len(last) == len(stateful) and all(a is b for a, b in zip(last, stateful)):
+    def plist(self, unique):
+        """The arguments' unique Parameters, then the captured ones (reused while ``unique`` is the same list)."""
+        if self.last_unique is unique:
             return self.last_plist
-        plist = []
-        for group in stateful:
-            plist.extend(group)
+        plist = list(unique)
         plist.extend(self.captured)
-        self.last_stateful, self.last_plist = stateful, plist
+        self.last_unique, self.last_plist = unique, plist
         return plist
 
 
+def _layout(stateful):
+    """(the arguments' Parameters without repeats, in order; where each occurrence went, or None).
+
+    A Parameter reached through two arguments (a Cell and its optimizer, the
+    same Cell twice) is passed in once. The pattern is part of the cache key:
+    ``f(a, a)`` and ``f(a, b)`` share a structure but not a computation.
+    """
+    seen, unique, pattern = {}, [], []
+    for group in stateful:
+        for p in group:
+            i = seen.get(id(p))
+            if i is None:
+                i = seen[id(p)] = len(unique)
+                unique.append(p)
+            pattern.append(i)
+    return unique, (None if len(unique) == len(pattern) else tuple(pattern))
+
+
 _MAX_ENTRIES = 64
+_stored_value = operator.attrgetter("_value")   # per call, for hundreds of Parameters: no Python frame each
 
 
 def _classify_leaf(leaf, stateful):
@@ -363,6 +380,7 @@ class JitFunction:
         self.discovery_count = 0
         self._entries = {}
         self._bindings = None
+        self._last_layout = None
         # Copy the name and docstring only: merging fn.__dict__ would let a wrapped
         # GradFunction's (or JitFunction's) own ``fn`` replace ours.
         functools.update_wrapper(self, fn, updated=())
@@ -458,10 +476,10 @@ class JitFunction:
             writes[i] = v if p.sharding is None else keep_sharding(p, v)
         return out, writes
 
-    def _discover(self, call, stateful):
+    def _discover(self, call, unique):
         self.discovery_count += 1
         frame = Frame(staged=True, discover=True)
-        plist = [p for group in stateful for p in group]
+        plist = list(unique)
         call.plist = plist
         vals = [p._value for p in plist]
 
@@ -500,13 +518,13 @@ class JitFunction:
             ids.update(id(p) for p in cell_signature(cell)[1])
         return all(id(p) in ids for p in captured)
 
-    def _build(self, key, call, stateful):
+    def _build(self, key, call, unique):
         entry = _Entry()
         entry.epoch = structure_epoch[0]
-        entry.captured = self._discover(call, stateful)
+        entry.captured = self._discover(call, unique)
         entry.covered = self._covered(entry.captured)
         entry.roots = self._root_cells + self._root_params  # keeps their ids from being reused
-        entry.last_stateful = None
+        entry.last_unique = None
         kwargs = {}
         if self.in_shardings is not None:
             kwargs["in_shardings"] = (None, self._dyn_shardings(call))
@@ -547,40 +565,51 @@ class JitFunction:
                 out.append(None)
         return out
 
-    def _revalidate(self, entry, call, stateful) -> bool:
+    def _revalidate(self, entry, call, unique) -> bool:
         """After a structural change somewhere: is this entry still right?"""
         if not entry.covered:
             # Captured Parameters were reached in ways the key cannot see: look again.
-            if self._discover(call, stateful) != entry.captured:
+            if self._discover(call, unique) != entry.captured:
                 return False
-            entry.last_stateful = None
+            entry.last_unique = None
         entry.epoch = structure_epoch[0]
         return True
 
-    def _entry(self, key, call, stateful):
+    def _entry(self, key, call, unique):
         entry = self._entries.get(key)
         if entry is None:
-            return self._build(key, call, stateful)
-        if entry.epoch != structure_epoch[0] and not self._revalidate(entry, call, stateful):
+            return self._build(key, call, unique)
+        if entry.epoch != structure_epoch[0] and not self._revalidate(entry, call, unique):
             del self._entries[key]
-            return self._build(key, call, stateful)
+            return self._build(key, call, unique)
         return entry
+
+    def _unique(self, stateful):
+        """:func:`_layout` of ``stateful``, reused while its groups are the same objects (the usual case:
+        the same Cells, whose Parameter tuples are cached)."""
+        last = self._last_layout
+        if last is not None and len(last[0]) == len(stateful) and all(a is b for a, b in zip(last[0], stateful)):
+            return last[1], last[2]
+        unique, alias = _layout(stateful)
+        self._last_layout = (stateful, unique, alias)
+        return unique, alias
 
     def __call__(self, *args, **kwargs):
         if local.frame is not None:  # inside another transform: run inline in its frame
             return self.fn(*args, **kwargs)
         roots = self._roots()
         arg_key, stateful, dyn = self._split(args, kwargs)
-        key = (arg_key, self._roots_id, tuple(cell_signature(c)[0] for c in roots))
+        unique, alias = self._unique(stateful)
+        key = (arg_key, alias, self._roots_id, tuple(cell_signature(c)[0] for c in roots))
         call = _Call()
         call.args, call.kwargs, call.kinds = args, kwargs, arg_key
         _tls.call, _tls.dyn = call, dyn
         try:
             for _ in range(3):
-                entry = self._entry(key, call, stateful)
-                plist = entry.plist(stateful)
+                entry = self._entry(key, call, unique)
+                plist = entry.plist(unique)
                 call.plist = plist
-                vals = [p._value for p in plist]
+                vals = list(map(_stored_value, plist))
                 try:
                     out, writes = entry.jitted(vals, dyn)
                     break

@@ -726,3 +726,37 @@ def test_assigning_a_python_scalar_does_not_cause_a_retrace():
     p.set_data(2.0)
     assert float(f(ms.Tensor(1.0))) == 2.0
     assert f.trace_count == 1
+
+
+def test_jit_arguments_sharing_parameters_are_keyed_by_their_aliasing():
+    # f(a, a, b) and f(a, b, b) have the same structure; each must read its own arguments.
+    a, b = nn.Dense(2, 2), nn.Dense(2, 2)
+    a.weight.set_data(ms.Tensor(np.ones((2, 2)), ms.float32))
+    b.weight.set_data(ms.Tensor(np.zeros((2, 2)), ms.float32))
+
+    @ms.jit
+    def f(p, q, r):
+        return p.weight.sum(), q.weight.sum(), r.weight.sum()
+
+    assert [float(v) for v in f(a, a, b)] == [4.0, 4.0, 0.0]
+    assert [float(v) for v in f(a, b, b)] == [4.0, 0.0, 0.0]
+    assert [float(v) for v in f(a, a, b)] == [4.0, 4.0, 0.0]
+    assert f.trace_count == 2
+
+
+def test_jit_passes_a_parameter_reached_through_two_arguments_once():
+    net = nn.Dense(3, 2)
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
+    grads = (ms.ops.ones((2, 3)), ms.ops.ones((2,)))
+
+    @ms.jit
+    def step(net, opt):
+        opt(grads)
+        return net.weight.sum()
+
+    before = float(net.weight.value.sum())
+    assert float(step(net, opt)) == pytest.approx(before - 0.6, rel=1e-5)
+    assert float(net.weight.value.sum()) == pytest.approx(before - 0.6, rel=1e-5)
+    entry = next(iter(step._entries.values()))
+    plist = entry.plist(step._last_layout[1])
+    assert len({id(p) for p in plist}) == len(plist)

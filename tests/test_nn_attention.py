@@ -163,3 +163,21 @@ def test_gradients_through_inputs_and_parameters():
     q, kv = rand(2, 2, E, seed=6), rand(3, 2, E, seed=7)
     mask = ms.Tensor(np.array([[False, False, True], [False, False, False]]))
     grads_ok(lambda net, q, kv: net(q, kv, kv, key_padding_mask=mask)[0], (mha, q, kv))
+
+
+def test_batch_first_and_self_attention_paths_match_the_general_one():
+    # (N, L, E) inputs are computed in place and one array for query/key/value is projected
+    # once; both must give what the (L, N, E) path gives with three separate arrays.
+    ms.set_seed(3)
+    first = nn.MultiheadAttention(8, 2, add_bias_kv=True, add_zero_attn=True, batch_first=True)
+    seq = nn.MultiheadAttention(8, 2, add_bias_kv=True, add_zero_attn=True)
+    for (_, p), (_, q) in zip(first.parameters_and_names(), seq.parameters_and_names()):
+        q.set_data(p.value)
+    x = ms.Tensor(np.random.default_rng(0).normal(size=(3, 5, 8)), ms.float32)   # (N, L, E)
+    pad = ms.Tensor(np.arange(5)[None, :] >= np.array([[5], [3], [4]]))           # (N, S)
+    mask = ms.Tensor(np.triu(np.ones((5, 5), bool), 1))                         # (L, S)
+    out, w = first(x, x, x, key_padding_mask=pad, attn_mask=mask)
+    xs = jnp.swapaxes(x, 0, 1)
+    ref, ref_w = seq(xs, xs + 0, xs * 1, key_padding_mask=pad, attn_mask=mask)
+    np.testing.assert_allclose(np.asarray(out), np.asarray(jnp.swapaxes(ref, 0, 1)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(w), np.asarray(ref_w), rtol=1e-5, atol=1e-6)

@@ -164,11 +164,13 @@ class MultiheadAttention(Cell):
     def construct(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                   average_attn_weights=True):
         query, key, value = _v(query), _v(key), _v(value)
+        # Self-attention (one array for all three): one projection matmul instead of three.
+        fused = self._qkv_same_embed_dim and query is key and key is value
         key_padding_mask, attn_mask = _v(key_padding_mask), _v(attn_mask)
         self._check_inputs(query, key, value, key_padding_mask, attn_mask)
         batched = jnp.ndim(query) == 3
-        if batched and self.batch_first:
-            query, key, value = (jnp.swapaxes(t, 0, 1) for t in (query, key, value))
+        # (N, L, E) inputs stay as they are: the computation takes either layout.
+        batch_first = batched and self.batch_first
         if not batched:
             query, key, value = query[:, None], key[:, None], value[:, None]
             if key_padding_mask is not None:
@@ -176,24 +178,25 @@ class MultiheadAttention(Cell):
             if attn_mask is not None and attn_mask.ndim == 3 and attn_mask.shape[0] != self.num_heads:
                 raise ValueError(f"{self.cls_name}: the shape of attn_mask must be "
                                  f"{(self.num_heads, query.shape[0], key.shape[0])}, got {attn_mask.shape}")
-        out, weights = self._attend(query, key, value, key_padding_mask, attn_mask, average_attn_weights)
-        if batched and self.batch_first:
-            out = jnp.swapaxes(out, 0, 1)
+        out, weights = self._attend(query, key, value, key_padding_mask, attn_mask, average_attn_weights, fused,
+                                    batch_first)
         if not batched:
             out = out[:, 0]
             weights = weights[0]
         return (out, weights) if need_weights else (out,)
 
-    def _attend(self, query, key, value, key_padding_mask, attn_mask, average):
+    def _attend(self, query, key, value, key_padding_mask, attn_mask, average, fused=False, batch_first=False):
         name = self.cls_name
-        tgt_len, bsz, e = query.shape
-        src_len = key.shape[0]
+        seq, batch = (1, 0) if batch_first else (0, 1)
+        tgt_len, bsz = query.shape[seq], query.shape[batch]
+        src_len = key.shape[seq]
         h = self.num_heads
         if key.shape[:2] != value.shape[:2]:
-            raise ValueError(f"{name}: the sequence length and batch dims of key {key.shape[:2]} do not "
-                             f"match value {value.shape[:2]}")
-        if key.shape[1] != bsz:
-            raise ValueError(f"{name}: query has batch size {bsz} but key has {key.shape[1]}")
+            kv = (key.shape[seq], key.shape[batch]), (value.shape[seq], value.shape[batch])
+            raise ValueError(f"{name}: the sequence length and batch dims of key {kv[0]} do not "
+                             f"match value {kv[1]}")
+        if key.shape[batch] != bsz:
+            raise ValueError(f"{name}: query has batch size {bsz} but key has {key.shape[batch]}")
         if attn_mask is not None:
             if attn_mask.ndim == 2 and attn_mask.shape != (tgt_len, src_len):
                 raise ValueError(f"{name}: the shape of the 2-D attn_mask should be {(tgt_len, src_len)}, "
@@ -214,7 +217,7 @@ class MultiheadAttention(Cell):
         return _attention(query, key, value, proj, self._value(self.in_proj_bias), bias_kv,
                           self.out_proj.weight.value, self._value(self.out_proj.bias), key_padding_mask,
                           attn_mask, rng, num_heads=h, add_zero_attn=self.add_zero_attn, dropout=drop,
-                          average=bool(average))
+                          average=bool(average), fused=bool(fused), batch_first=bool(batch_first))
 
 
 def _masked(scores, mask):
@@ -229,33 +232,45 @@ def _pad_last(m):
     return None if m is None else jnp.pad(m, [(0, 0)] * (m.ndim - 1) + [(0, 1)])
 
 
-@functools.partial(jax.jit, static_argnames=("num_heads", "add_zero_attn", "dropout", "average"))
+@functools.partial(jax.jit, static_argnames=("num_heads", "add_zero_attn", "dropout", "average", "fused",
+                                             "batch_first"))
 def _attention(query, key, value, proj, in_bias, bias_kv, out_w, out_b, key_padding_mask, attn_mask, rng, *,
-               num_heads, add_zero_attn, dropout, average):
+               num_heads, add_zero_attn, dropout, average, fused=False, batch_first=False):
     """The attention computation on (L, N, E) arrays, compiled once per configuration and shape.
 
     A jitted function so that eager calls dispatch one computation, not
     dozens of small ones; inside ``cellkit.jit`` or ``jax.jit`` it is inlined.
+    ``fused``: ``query``, ``key`` and ``value`` are the same array and ``proj``
+    the stacked (3E, E) weight. ``batch_first``: the arrays are (N, L, E).
     """
-    tgt_len, bsz, e = query.shape
+    seq = 1 if batch_first else 0
+    if batch_first:
+        bsz, tgt_len, e = query.shape
+    else:
+        tgt_len, bsz, e = query.shape
     h = num_heads
     hd = e // h
     wq, wk, wv = proj if isinstance(proj, tuple) else (proj[:e], proj[e:2 * e], proj[2 * e:])
     bq, bk, bv = (None, None, None) if in_bias is None else (in_bias[:e], in_bias[e:2 * e], in_bias[2 * e:])
-    q, k, v = _linear(query, wq, bq), _linear(key, wk, bk), _linear(value, wv, bv)
+    if fused:   # query, key and value are one array: project once with the stacked weight
+        q, k, v = jnp.split(_linear(query, proj, in_bias), 3, axis=-1)
+    else:
+        q, k, v = _linear(query, wq, bq), _linear(key, wk, bk), _linear(value, wv, bv)
     if attn_mask is not None:
         if attn_mask.dtype == jnp.uint8:
             attn_mask = attn_mask.astype(jnp.bool_)
         if attn_mask.ndim == 2:
             attn_mask = attn_mask[None]
     if bias_kv is not None:
-        k = jnp.concatenate([k, jnp.tile(bias_kv[0], (1, bsz, 1))])
-        v = jnp.concatenate([v, jnp.tile(bias_kv[1], (1, bsz, 1))])
+        reps = (bsz, 1, 1) if batch_first else (1, bsz, 1)
+        k = jnp.concatenate([k, jnp.tile(bias_kv[0], reps)], axis=seq)
+        v = jnp.concatenate([v, jnp.tile(bias_kv[1], reps)], axis=seq)
         attn_mask, key_padding_mask = _pad_last(attn_mask), _pad_last(key_padding_mask)
-    # (L, N, E) -> (N, H, L, hd)
-    q = q.reshape(tgt_len, bsz, h, hd).transpose(1, 2, 0, 3)
-    k = k.reshape(k.shape[0], bsz, h, hd).transpose(1, 2, 0, 3)
-    v = v.reshape(v.shape[0], bsz, h, hd).transpose(1, 2, 0, 3)
+    # (L, N, E) or (N, L, E) -> (N, H, L, hd)
+    if batch_first:
+        q, k, v = (t.reshape(bsz, t.shape[1], h, hd).transpose(0, 2, 1, 3) for t in (q, k, v))
+    else:
+        q, k, v = (t.reshape(t.shape[0], bsz, h, hd).transpose(1, 2, 0, 3) for t in (q, k, v))
     if add_zero_attn:
         k = jnp.concatenate([k, jnp.zeros(k.shape[:2] + (1, hd), k.dtype)], axis=2)
         v = jnp.concatenate([v, jnp.zeros(v.shape[:2] + (1, hd), v.dtype)], axis=2)
@@ -273,7 +288,10 @@ def _attention(query, key, value, proj, in_bias, bias_kv, out_w, out_b, key_padd
         keep = 1.0 - dropout
         weights = jnp.where(jax.random.bernoulli(rng, keep, weights.shape), weights / keep, 0).astype(weights.dtype)
     out = jnp.matmul(weights, v)                           # (N, H, L, hd)
-    out = out.transpose(2, 0, 1, 3).reshape(tgt_len, bsz, e)
+    if batch_first:
+        out = out.transpose(0, 2, 1, 3).reshape(bsz, tgt_len, e)
+    else:
+        out = out.transpose(2, 0, 1, 3).reshape(tgt_len, bsz, e)
     out = _linear(out, out_w, out_b)
     if average:
         weights = weights.sum(axis=1) / h

@@ -1,0 +1,63 @@
+"""MindSpore's graph-mode train step for an MLP workload; run by ``benchmarks.run`` in a subprocess.
+
+``python -m benchmarks.mindspore_step --sizes 784,512,512,10 --batch 128``
+prints one JSON line: median, quartiles and min seconds per step. The model
+and step are MindSpore's own (``nn.Dense``, ``nn.Adam``, ``value_and_grad``,
+``ms.jit``); the loss is the same softmax cross-entropy. MindSpore's Adam is
+not optax's, so losses are not compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import mindspore as ms
+import numpy as np
+from mindspore import nn
+
+from .timing import summarize
+
+
+def main(argv=None) -> None:
+    """Build the MLP, time ``--repeats`` samples of ``--steps`` steps, print the summary as JSON."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--sizes", required=True)
+    p.add_argument("--batch", type=int, required=True)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--repeats", type=int, default=10)
+    args = p.parse_args(argv)
+    import time
+    ms.set_context(mode=ms.GRAPH_MODE)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layers += [nn.Dense(a, b)] + ([nn.ReLU()] if i < len(sizes) - 2 else [])
+    net = nn.SequentialCell(layers)
+    opt = nn.Adam(net.trainable_params(), learning_rate=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.normal(size=(args.batch, sizes[0])).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, sizes[-1], args.batch).astype(np.int32))
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+
+    @ms.jit
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss
+
+    for _ in range(5):
+        step(x, y).asnumpy()
+    samples = []
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            loss = step(x, y)
+        loss.asnumpy()   # waits for the device
+        samples.append((time.perf_counter() - start) / args.steps)
+    print(json.dumps(summarize(samples)))
+
+
+if __name__ == "__main__":
+    main()
