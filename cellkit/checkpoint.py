@@ -564,7 +564,10 @@ class _Source:
 
 def _sniff(head: bytes) -> str | None:
     if len(head) >= 9 and head[8:9] == b"{":
-        return "safetensors"
+        # A .ckpt starts with 0x0a and its ninth byte can be '{' by chance; then only a
+        # plausible header length makes it safetensors.
+        if head[:1] != b"\x0a" or struct.unpack("<Q", head[:8])[0] <= _MAX_HEADER_BYTES:
+            return "safetensors"
     if len(head) == 8 and struct.unpack("<Q", head)[0] <= _MAX_HEADER_BYTES:
         return "safetensors"
     if head[:1] == b"\x0a":
