@@ -224,7 +224,8 @@ def test_a_ckpt_whose_ninth_byte_is_a_brace_is_still_read_as_ckpt(tmp_path):
     # The protobuf framing puts the first name's fifth character at byte 8, where a
     # safetensors header opens with '{'.
     path = str(tmp_path / "c.ckpt")
-    ms.save_checkpoint({"abcd{e": ms.Parameter(ms.Tensor([1., 2.]), name="abcd{e")}, path)
+    ms.save_checkpoint({"abcd{e": ms.Parameter(ms.Tensor([1., 2.]), name="abcd{e")}, path,
+                       format="ckpt")
     with open(path, "rb") as f:
         assert f.read(9)[8:9] == b"{"
     np.testing.assert_array_equal(ms.load_checkpoint(path)["abcd{e"].asnumpy(), [1., 2.])
