@@ -232,7 +232,7 @@ def _pad_last(m):
     return None if m is None else jnp.pad(m, [(0, 0)] * (m.ndim - 1) + [(0, 1)])
 
 
-@functools.partial(jax.jit, static_argnames=("num_heads", "add_zero_attn", "dropout", "average", "fused",
+@functools.partial(jax.jit, inline=True, static_argnames=("num_heads", "add_zero_attn", "dropout", "average", "fused",
                                              "batch_first"))
 def _attention(query, key, value, proj, in_bias, bias_kv, out_w, out_b, key_padding_mask, attn_mask, rng, *,
                num_heads, add_zero_attn, dropout, average, fused=False, batch_first=False):

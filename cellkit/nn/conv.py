@@ -340,7 +340,9 @@ def _transposed_kernel(w, group):
     return jnp.flip(k, axis=(2, 3))
 
 
-@functools.partial(jax.jit, static_argnames=("strides", "padding", "dilation", "group", "dims", "lhs_dilation",
+# inline=True: one compiled computation per eager call, but inlined into an enclosing trace;
+# kept as a nested call, it made the demo CNN's jitted train step ~15% slower on CPU.
+@functools.partial(jax.jit, inline=True, static_argnames=("strides", "padding", "dilation", "group", "dims", "lhs_dilation",
                                              "transposed", "output_padding", "one_d"))
 def _convolve(x, w, b, *, strides, padding, dilation, group, dims=("NCHW", "OIHW", "NCHW"), lhs_dilation=(1, 1),
               transposed=False, output_padding=(0, 0), one_d=False):

@@ -103,7 +103,7 @@ class Embedding(Cell):
                 f"dtype={self.dtype}, padding_idx={self.padding_idx}")
 
 
-@functools.partial(jax.jit, static_argnames=("one_hot_dtype",))
+@functools.partial(jax.jit, inline=True, static_argnames=("one_hot_dtype",))
 def _embed(table, ids, *, one_hot_dtype):
     """Gather (or one-hot matmul) of the rows; the output is ``ids.shape + (embedding_size,)``."""
     flat = jnp.reshape(ids, (-1,))

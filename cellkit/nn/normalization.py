@@ -117,7 +117,7 @@ class _BatchNorm(Cell):
                 f"moving_variance={self.moving_variance}")
 
 
-@functools.partial(jax.jit, static_argnames=("axis", "use_batch", "eps", "momentum"))
+@functools.partial(jax.jit, inline=True, static_argnames=("axis", "use_batch", "eps", "momentum"))
 def _batch_norm(x, moving_mean, moving_var, gamma, beta, *, axis, use_batch, eps, momentum):
     """(output, new moving mean, new moving variance); ``momentum`` is MindSpore's stored 1 - momentum."""
     axes = tuple(i for i in range(x.ndim) if i != axis)
@@ -273,7 +273,7 @@ class LayerNorm(Cell):
                 f"begin_params_axis={self.begin_params_axis}, gamma{self.gamma}, beta={self.beta}")
 
 
-@functools.partial(jax.jit, static_argnames=("axis", "eps"))
+@functools.partial(jax.jit, inline=True, static_argnames=("axis", "eps"))
 def _layer_norm(x, gamma, beta, *, axis, eps):
     axes = tuple(range(axis, x.ndim))
     ct = _compute_dtype(x.dtype)
@@ -342,7 +342,7 @@ class GroupNorm(Cell):
         return f"num_groups={self.num_groups}, num_channels={self.num_channels}"
 
 
-@functools.partial(jax.jit, static_argnames=("groups", "eps"))
+@functools.partial(jax.jit, inline=True, static_argnames=("groups", "eps"))
 def _group_norm(x, gamma, beta, *, groups, eps):
     ct = _compute_dtype(x.dtype)
     xg = x.astype(ct).reshape((x.shape[0], groups, -1))

@@ -216,7 +216,7 @@ class MaxPool2d(_PoolNd):
                          return_indices=self.return_indices)
 
 
-@functools.partial(jax.jit, static_argnames=("fmt", "mode", "k", "s", "d", "padding", "ceil_mode",
+@functools.partial(jax.jit, inline=True, static_argnames=("fmt", "mode", "k", "s", "d", "padding", "ceil_mode",
                                              "return_indices"))
 def _max_pool(x, *, fmt, mode, k, s, d, padding, ceil_mode, return_indices):
     """MaxPool2d's computation, compiled once per configuration and shape."""
@@ -315,7 +315,7 @@ class AvgPool2d(_PoolNd):
                          divisor_override=self.divisor_override)
 
 
-@functools.partial(jax.jit, static_argnames=("fmt", "mode", "k", "s", "padding", "ceil_mode", "include_pad",
+@functools.partial(jax.jit, inline=True, static_argnames=("fmt", "mode", "k", "s", "padding", "ceil_mode", "include_pad",
                                              "divisor_override"))
 def _avg_pool(x, *, fmt, mode, k, s, padding, ceil_mode, include_pad, divisor_override):
     """AvgPool2d's computation, compiled once per configuration and shape."""
@@ -403,7 +403,7 @@ class AdaptiveAvgPool2d(Cell):
         return _adaptive_avg_pool(x, output_size=self.output_size)
 
 
-@functools.partial(jax.jit, static_argnames=("output_size",))
+@functools.partial(jax.jit, inline=True, static_argnames=("output_size",))
 def _adaptive_avg_pool(x, *, output_size):
     h, w = x.shape[-2:]
     oh = h if output_size[0] is None else output_size[0]
