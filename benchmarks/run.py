@@ -107,13 +107,8 @@ def workloads(smoke: bool) -> dict:
 
 def _build(variant_list, workload, build_args):
     """(runs, skipped): a ``run()`` per available variant, a note per unavailable one."""
-    runs, skipped = {}, {}
-    available = [v for v in variant_list if not variants.skip_note(v)]
-    for v in variant_list:
-        if variants.skip_note(v):
-            skipped[v.name] = variants.skip_note(v)
-    for v, cell in zip(available, workload.cells(len(available))):
-        runs[v.name] = v.build(cell, *build_args)
+    avail, skipped = variants.available(variant_list)
+    runs = {v.name: v.build(cell, *build_args) for v, cell in zip(avail, workload.cells(len(avail)))}
     return runs, skipped
 
 
@@ -160,7 +155,7 @@ def _max_rel_diff(check):
 def measure_compile(depths, repeats) -> dict:
     """First-call (trace + compile) seconds of each train variant per MLP depth, and a linear fit."""
     ws = [Workload(f"depth_{d}", "", (lambda d=d: models.MLP([16] * (d + 1))), (16,), 16, 8) for d in depths]
-    avail = [v for v in variants.TRAIN if not variants.skip_note(v)]
+    avail, skipped = variants.available(variants.TRAIN)
     times = {v.name: {d: [] for d in depths} for v in avail}
     for r in range(repeats):
         for w, d in zip(ws, depths):
@@ -170,8 +165,7 @@ def measure_compile(depths, repeats) -> dict:
             for name, run in runs:
                 jax.clear_caches()   # nothing compiled before may be reused
                 times[name][d].append(timing.first_call(run))
-    out = {"depths": list(depths), "repeats": repeats, "variants": {},
-           "skipped": {v.name: variants.skip_note(v) for v in variants.TRAIN if variants.skip_note(v)}}
+    out = {"depths": list(depths), "repeats": repeats, "variants": {}, "skipped": skipped}
     for name, by_depth in times.items():
         medians = [timing.summarize(by_depth[d])["median_s"] for d in depths]
         fit = timing.linear_fit(list(depths), medians)

@@ -33,7 +33,7 @@ from cellkit import nn
 from . import models
 from .models import cross_entropy
 
-__all__ = ["LR", "transformation", "OptaxAdam", "Variant", "TRAIN", "EAGER", "skip_note"]
+__all__ = ["LR", "transformation", "OptaxAdam", "Variant", "TRAIN", "EAGER", "skip_note", "available"]
 
 LR = 1e-3
 
@@ -228,3 +228,9 @@ def skip_note(variant: Variant) -> str | None:
     if variant.needs and importlib.util.find_spec(variant.needs) is None:
         return f"{variant.needs} is not installed (python -m pip install -e \".[bench]\")"
     return None
+
+
+def available(variant_list) -> tuple:
+    """(the variants that can run here, {name: why not} for the others)."""
+    notes = {v.name: skip_note(v) for v in variant_list}
+    return [v for v in variant_list if not notes[v.name]], {n: why for n, why in notes.items() if why}

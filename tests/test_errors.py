@@ -63,23 +63,19 @@ def _message(err) -> str:
     return "\n".join([str(err)] + list(getattr(err, "__notes__", [])))
 
 
-def setattr_in_jit(name, make):
-    """``net.<name> = make()`` inside a cellkit.jit function that then calls ``net``."""
-    def action(net, keep):
-        def step(x):
-            setattr(net, name, make())
-            return net(x)
-        ms.jit(step)(X)
-    return action
-
-
 def in_jit(body):
+    """``body(net)`` inside a cellkit.jit function that then calls ``net``."""
     def action(net, keep):
         def step(x):
             body(net)
             return net(x)
         ms.jit(step)(X)
     return action
+
+
+def setattr_in_jit(name, make):
+    """``net.<name> = make()`` inside a cellkit.jit function that then calls ``net``."""
+    return in_jit(lambda net: setattr(net, name, make()))
 
 
 def set_item(index, value, param="scale"):

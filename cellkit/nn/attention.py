@@ -250,11 +250,11 @@ def _attention(query, key, value, proj, in_bias, bias_kv, out_w, out_b, key_padd
         tgt_len, bsz, e = query.shape
     h = num_heads
     hd = e // h
-    wq, wk, wv = proj if isinstance(proj, tuple) else (proj[:e], proj[e:2 * e], proj[2 * e:])
-    bq, bk, bv = (None, None, None) if in_bias is None else (in_bias[:e], in_bias[e:2 * e], in_bias[2 * e:])
     if fused:   # query, key and value are one array: project once with the stacked weight
         q, k, v = jnp.split(_linear(query, proj, in_bias), 3, axis=-1)
     else:
+        wq, wk, wv = proj if isinstance(proj, tuple) else (proj[:e], proj[e:2 * e], proj[2 * e:])
+        bq, bk, bv = (None, None, None) if in_bias is None else (in_bias[:e], in_bias[e:2 * e], in_bias[2 * e:])
         q, k, v = _linear(query, wq, bq), _linear(key, wk, bk), _linear(value, wv, bv)
     if attn_mask is not None:
         if attn_mask.dtype == jnp.uint8:
