@@ -23,6 +23,7 @@ from .engine import grad, jit, value_and_grad
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from . import common, ops, parallel, random
 from . import nn
+from . import train
 
 __version__ = "0.1.0"
 
@@ -32,5 +33,5 @@ __all__ = [
     "dtype", "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype", "is_tensor", "initializer",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
     "bfloat16", "float32", "float64", "bool_", "complex64", "complex128",
-    "save_checkpoint", "load_checkpoint", "load_param_into_net",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net", "common", "train",
 ]

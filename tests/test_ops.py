@@ -7,7 +7,7 @@ import pytest
 
 import cellkit as ms
 from cellkit import ops
-from cellkit.ops import functional
+from cellkit.ops import function
 
 A = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
 B = np.array([[2.0, 1.0, -3.0], [0.5, -4.0, 2.0]], np.float32)
@@ -21,7 +21,7 @@ BINARY = ["gt", "ge", "lt", "le", "eq", "ne", "maximum", "minimum", "add", "sub"
 
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_renames_match_jax_and_accept_parameters(name):
-    jax_fn, _ = functional.RENAMES[name]
+    jax_fn, _ = function.RENAMES[name]
     x = np.abs(A) + 0.1 if name in ("log", "sqrt", "rsqrt") else A
     p = ms.Parameter(ms.Tensor(x), name="p")
     np.testing.assert_allclose(getattr(ops, name)(p), jax_fn(jnp.asarray(x)), rtol=1e-6)
@@ -29,7 +29,7 @@ def test_unary_renames_match_jax_and_accept_parameters(name):
 
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_renames_match_jax(name):
-    jax_fn, _ = functional.RENAMES[name]
+    jax_fn, _ = function.RENAMES[name]
     a, b = (A > 0, B > 0) if name.startswith("logical") else (np.abs(A), B) if name == "pow" else (A, B)
     p = ms.Parameter(ms.Tensor(a), name="p")
     np.testing.assert_allclose(getattr(ops, name)(p, ms.Tensor(b)), jax_fn(jnp.asarray(a), jnp.asarray(b)), rtol=1e-6)

@@ -1,9 +1,15 @@
-"""MindSpore's ``mindspore.common`` namespace: ``initializer`` and ``dtype``."""
+"""``cellkit.common``: MindSpore's ``mindspore.common`` namespace (dtype, Tensor, Parameter, initializers).
 
-from .. import dtype, initializer  # noqa: F401
+>>> from cellkit.common.initializer import Normal
+>>> from cellkit.common import dtype as mstype
+>>> mstype.float32
+Float32
+"""
 
-import sys as _sys
+from . import dtype, initializer, parameter, tensor
+from .dtype import *  # noqa: F401,F403
+from .parameter import Parameter, ParameterTuple
+from .tensor import Tensor
 
-# `from cellkit.common.initializer import ...` needs real entries in sys.modules.
-_sys.modules[__name__ + ".initializer"] = initializer
-_sys.modules[__name__ + ".dtype"] = dtype
+__all__ = ["dtype", "initializer", "parameter", "tensor", "Tensor", "Parameter", "ParameterTuple",
+           *dtype.__all__]

@@ -16,18 +16,16 @@ AttributeError: module 'cellkit.nn' has no attribute 'Dens'; did you mean 'Dense
 """
 
 from ..cell import Cell
-from .activation import *  # noqa: F401,F403
-from .attention import *  # noqa: F401,F403
-from .basic import *  # noqa: F401,F403
-from .container import *  # noqa: F401,F403
-from .conv import *  # noqa: F401,F403
-from .embedding import *  # noqa: F401,F403
-from .normalization import *  # noqa: F401,F403
-from .pooling import *  # noqa: F401,F403
+from . import dynamic_lr, layer, learning_rate_schedule, loss, optim, wrap
+from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403
+from .learning_rate_schedule import *  # noqa: F401,F403
+from .dynamic_lr import *  # noqa: F401,F403
 
+__all__ = ["Cell", *layer.__all__, *loss.__all__, *optim.__all__, *wrap.__all__,
+           *learning_rate_schedule.__all__, *dynamic_lr.__all__]
 
 def __getattr__(name):
     from ..suggest import did_you_mean

@@ -1,7 +1,11 @@
-"""``cellkit.ops``: MindSpore's functional ops, random ops and a few Primitives.
+"""``cellkit.ops``: MindSpore's functional ops, Primitives and composites.
 
-The full list of op names is ``cellkit.ops.__all__``; ``docs/ops.md`` documents
-each with its JAX counterpart. An unknown name suggests the closest ones.
+The layout follows MindSpore's: functional ops by family in ``ops.function``
+(``math_func``, ``array_func``, ``nn_func``, ``linalg_func``, ``random_func``,
+``grad_func``, ``parameter_func``), Primitives in ``ops.operations`` (``P``),
+``ops.functional`` (``F``) and ``ops.composite`` (``C``). The full list of names
+is ``cellkit.ops.__all__``; ``docs/ops.md`` documents each. An unknown name
+suggests the closest ones.
 
 >>> import cellkit as ms
 >>> ms.ops.matmul(ms.ops.ones((2, 3)), ms.ops.ones((3,)))
@@ -12,17 +16,14 @@ Traceback (most recent call last):
 AttributeError: cellkit.ops has no op 'matmull'; did you mean 'matmul', 'MatMul', 'mul'?
 """
 
-from . import functional, primitives, random_ops
-from .functional import *  # noqa: F401,F403
-from .functional import __all__ as _functional_all
-from .primitives import *  # noqa: F401,F403
-from .primitives import __all__ as _primitives_all
-from .random_ops import *  # noqa: F401,F403
-from .random_ops import __all__ as _random_all
-from ..engine import grad, value_and_grad  # noqa: E402  (MindSpore exposes them as ops too)
+from . import function, primitive
+from .function import *  # noqa: F401,F403
+from .primitive import Primitive, PrimitiveWithCheck, PrimitiveWithInfer, constexpr, prim_attr_register
+from . import operations, functional, composite
+from .operations import *  # noqa: F401,F403
 from ..suggest import did_you_mean as _did_you_mean
 
-__all__ = sorted(set(_functional_all) | set(_primitives_all) | set(_random_all) | {"grad", "value_and_grad"})
+__all__ = sorted(set(function.__all__) | set(operations.__all__) | {"constexpr"})
 
 
 def __getattr__(name):

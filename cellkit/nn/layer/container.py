@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections import abc
 
-from ..cell import Cell
-from ..parameter import bump_structure
-from ._checks import is_int
+from ...cell import Cell
+from ...parameter import bump_structure
+from .._checks import is_int
 
 __all__ = ["SequentialCell", "CellList", "CellDict"]
 

@@ -26,8 +26,8 @@ import numbers
 import jax
 import jax.numpy as jnp
 
-from ..cell import Cell
-from ..engine import value_and_grad
+from ...cell import Cell
+from ...engine import value_and_grad
 
 __all__ = ["WithLossCell", "TrainOneStepCell"]
 

@@ -30,11 +30,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import dtype as mstype
-from ..cell import Cell
-from ..ops.functional import _v
-from ._checks import check_bool, data_format_of, init_repr, is_int, non_negative_int, pad_mode_of, pair, positive_int
-from ._init_util import default_bias_init, default_weight_init, make_param
+from ... import dtype as mstype
+from ...cell import Cell
+from ...ops.function._utils import _v
+from .._checks import check_bool, data_format_of, init_repr, is_int, non_negative_int, pad_mode_of, pair, positive_int
+from .._init_util import default_bias_init, default_weight_init, make_param
 
 __all__ = ["Conv1d", "Conv2d", "Conv2dTranspose"]
 

@@ -15,11 +15,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import dtype as mstype
-from ..cell import Cell
-from ..ops.functional import _v
-from ._checks import check_bool, is_int
-from ._init_util import make_param
+from ... import dtype as mstype
+from ...cell import Cell
+from ...ops.function._utils import _v
+from .._checks import check_bool, is_int
+from .._init_util import make_param
 
 __all__ = ["Embedding"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import jax
 
-from .. import ops
-from ..cell import Cell
-from ..suggest import did_you_mean
+from ... import ops
+from ...cell import Cell
+from ...suggest import did_you_mean
 
 __all__ = ["ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "LeakyReLU",
            "Softplus", "get_activation"]
@@ -67,7 +67,7 @@ class GELU(Cell):
         self.approximate = approximate
 
     def construct(self, x):
-        return jax.nn.gelu(ops.functional._v(x), approximate=self.approximate)
+        return jax.nn.gelu(ops.function._utils._v(x), approximate=self.approximate)
 
 
 class SiLU(Cell):

@@ -23,12 +23,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import dtype as mstype
-from .. import ops
-from ..cell import Cell
-from ..ops.functional import _v
-from ._checks import check_bool, data_format_of, is_int, positive_int
-from ._init_util import make_param
+from ... import dtype as mstype
+from ... import ops
+from ...cell import Cell
+from ...ops.function._utils import _v
+from .._checks import check_bool, data_format_of, is_int, positive_int
+from .._init_util import make_param
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
 

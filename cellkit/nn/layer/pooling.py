@@ -21,10 +21,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..cell import Cell
-from ..ops.functional import _v
-from ..tensor import default_int_dtype
-from ._checks import check_bool, data_format_of, is_int, non_negative_int, pad_mode_of
+from ...cell import Cell
+from ...ops.function._utils import _v
+from ...tensor import default_int_dtype
+from .._checks import check_bool, data_format_of, is_int, non_negative_int, pad_mode_of
 
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 

@@ -16,13 +16,13 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from .. import dtype as mstype
-from .. import ops
-from ..cell import Cell
-from ..ops.primitives import Primitive
-from ..parameter import Parameter
-from ._checks import check_bool, is_int, positive_int
-from ._init_util import default_bias_init, default_weight_init, make_param
+from ... import dtype as mstype
+from ... import ops
+from ...cell import Cell
+from ...ops.primitive import Primitive
+from ...parameter import Parameter
+from .._checks import check_bool, is_int, positive_int
+from .._init_util import default_bias_init, default_weight_init, make_param
 from .activation import get_activation
 
 __all__ = ["Dense", "Flatten", "Dropout", "ParameterUpdate", "Identity"]
@@ -88,7 +88,7 @@ class Dense(Cell):
 
     def construct(self, x):
         check_last_dim(self, x, self.in_channels)
-        y = _dense(ops.functional._v(x), self.weight.value, None if self.bias is None else self.bias.value)
+        y = _dense(ops.function._utils._v(x), self.weight.value, None if self.bias is None else self.bias.value)
         if self.activation is not None:
             y = self.activation(y)
         return y

@@ -17,13 +17,13 @@ import math
 import jax
 import jax.numpy as jnp
 
-from .. import dtype as mstype
-from ..cell import Cell
-from ..initializer import HeUniform, Uniform, XavierNormal, XavierUniform
-from ..ops.functional import _v
-from ..random import next_key
-from ._checks import check_bool, positive_int
-from ._init_util import make_param
+from ... import dtype as mstype
+from ...cell import Cell
+from ...initializer import HeUniform, Uniform, XavierNormal, XavierUniform
+from ...ops.function._utils import _v
+from ...random import next_key
+from .._checks import check_bool, positive_int
+from .._init_util import make_param
 from .basic import Dense
 
 __all__ = ["MultiheadAttention"]

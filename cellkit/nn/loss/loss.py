@@ -36,8 +36,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..cell import Cell
-from ..parameter import Parameter
+from ...cell import Cell
+from ...parameter import Parameter
 
 __all__ = ["LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss",
            "BCEWithLogitsLoss", "SoftmaxCrossEntropyWithLogits"]

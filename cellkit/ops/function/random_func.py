@@ -18,9 +18,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..random import next_key
-from ..tensor import default_int_dtype
-from .functional import _v
+from ...random import next_key
+from ...tensor import default_int_dtype
+from ._utils import _v
 
 __all__ = ["dropout", "dropout2d", "dropout3d", "bernoulli_mask", "rand", "rand_like", "randn",
            "randn_like", "uniform", "standard_normal", "normal", "randint", "shuffle",

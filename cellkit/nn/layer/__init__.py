@@ -1,0 +1,14 @@
+"""``cellkit.nn.layer``: MindSpore's layers, one family per module (as ``mindspore.nn.layer``)."""
+
+from . import activation, attention, basic, container, conv, embedding, normalization, pooling
+from .activation import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .basic import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .embedding import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+
+__all__ = [*activation.__all__, *attention.__all__, *basic.__all__, *container.__all__, *conv.__all__,
+           *embedding.__all__, *normalization.__all__, *pooling.__all__]
