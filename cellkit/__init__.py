@@ -35,3 +35,11 @@ __all__ = [
     "bfloat16", "float32", "float64", "bool_", "complex64", "complex128",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "common", "train",
 ]
+
+
+def __getattr__(name):
+    # Subpackages with heavier imports load on first use (``import cellkit.dataset`` works too).
+    if name in ("dataset",):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'cellkit' has no attribute {name!r}")
