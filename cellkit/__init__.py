@@ -23,7 +23,10 @@ from .engine import grad, jit, value_and_grad
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from . import common, ops, parallel, random
 from . import nn
+from . import tensor_methods
 from . import train
+
+tensor_methods.install()
 
 __version__ = "0.1.0"
 
