@@ -135,7 +135,9 @@ def _unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
 
 def _bincount(x, weights=None, minlength=0):
     _eager(x, "bincount")
-    return jnp.bincount(x, None if weights is None else arr(weights), minlength=minlength)
+    if weights is None:  # MindSpore counts in float32
+        return jnp.bincount(x, minlength=minlength).astype(jnp.float32)
+    return jnp.bincount(x, arr(weights), minlength=minlength)
 
 
 def _histc(x, bins=100, min=0, max=0):  # noqa: A002 - MindSpore's names
