@@ -328,9 +328,13 @@ def _as_shape(shape) -> tuple:
     if isinstance(shape, numbers.Integral):
         return (int(shape),)
     try:
-        return tuple(int(s) for s in shape)
+        dims = tuple(int(s) for s in shape)
     except (TypeError, ValueError):
         raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"initializer: shape {dims} is invalid: every dimension must be a "
+                         "non-negative int")
+    return dims
 
 
 class _TensorInit(Initializer):

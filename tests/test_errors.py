@@ -275,7 +275,7 @@ CASES = [
     ("cell-duplicate-names-in-tuple",
      lambda net, keep: setattr(net, "extra", ms.ParameterTuple((ms.Parameter(ms.Tensor(1.), name="n"),
                                                                 ms.Parameter(ms.Tensor(2.), name="n")))),
-     ValueError, r"Block.extra: two different Parameters in the ParameterTuple are both named 'n'"),
+     ValueError, r"ParameterTuple: two different Parameters are both named 'n'"),
     ("cell-duplicate-names-in-tree", _dup_names, ValueError,
      r"Block: two different Parameters are both named 'scale' \(one at 'twin'\)"),
     ("insert-param-dotted-name", lambda net, keep: net.insert_param_to_cell("a.b", keep(ms.Parameter(ms.Tensor(1.)))),
