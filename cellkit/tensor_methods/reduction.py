@@ -52,10 +52,15 @@ def _ms_kwargs(args, kwargs, ddof_second=False):
     return args, kwargs
 
 
+def _jax_only(kwargs) -> bool:
+    return not kwargs or ("dim" not in kwargs and "keepdim" not in kwargs and "keep_dims" not in kwargs
+                          and not isinstance(kwargs.get("axis"), list))
+
+
 def _reduction(jax_fn, ddof_second=False):
     def method(x, *args, **kwargs):
-        if not kwargs and len(args) < 2 and not (args and isinstance(args[0], list)):
-            return jax_fn(x, *args)
+        if len(args) < 2 and not (args and isinstance(args[0], list)) and _jax_only(kwargs):
+            return jax_fn(x, *args, **kwargs)
         if "dim" in kwargs and ddof_second and "ddof" not in kwargs:
             kwargs.setdefault("correction", 1)  # MindSpore's std(dim=..., *, correction=1)
         args, kwargs = _ms_kwargs(args, dict(kwargs), ddof_second)
@@ -82,9 +87,9 @@ def _values_indices(x, axis, keepdims, arg_fn):
 def _max_min(jax_fn, arg_fn):
     def method(x, *args, **kwargs):
         """``max(dim=d, keepdim=False)`` gives ``(values, indices)`` (MindSpore); JAX's calls are JAX's."""
-        if "dim" in kwargs or "keepdim" in kwargs:
+        if "dim" in kwargs or "keepdim" in kwargs or (len(args) == 2 and isinstance(args[1], bool)):
             axis = kwargs.pop("dim", args[0] if args else None)
-            keepdims = kwargs.pop("keepdim", False)
+            keepdims = kwargs.pop("keepdim", args[1] if len(args) == 2 else False)
             if axis is None:
                 return jax_fn(x, keepdims=keepdims)
             return _values_indices(x, axis, keepdims, arg_fn)
