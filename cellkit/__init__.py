@@ -24,6 +24,9 @@ from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from . import common, ops, parallel, random
 from . import nn
 from . import train
+from . import amp
+from .train import Model
+from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 
 __version__ = "0.1.0"
 
@@ -34,4 +37,5 @@ __all__ = [
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
     "bfloat16", "float32", "float64", "bool_", "complex64", "complex128",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "common", "train",
+    "amp", "Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
 ]
