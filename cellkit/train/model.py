@@ -31,6 +31,7 @@ import sys
 import warnings
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ..cell import Cell
@@ -64,7 +65,8 @@ class _WithEvalCell(Cell):
     def construct(self, data, label):
         outputs = self._network(data)
         if self.add_cast_fp32:
-            label = label.astype(np.float32)
+            # MindSpore's mixed_precision_cast: only floating tensors become float32 (labels may be ints).
+            label = label.astype(np.float32) if jnp.issubdtype(label.dtype, jnp.floating) else label
             outputs = outputs.astype(np.float32)
         return self._loss_fn(outputs, label), outputs, label
 
