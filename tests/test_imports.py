@@ -117,10 +117,10 @@ def test_the_graph_sees_imports_everywhere():
 
 def test_from_package_import_is_the_submodule_or_the_init(tmp_path):
     src = tmp_path / "mod.py"
-    src.write_text("def f():\n    from . import grad, jit\n    from . import value_and_grad\n"
+    src.write_text("def f():\n    from . import grad_function, jit_function\n    from . import value_and_grad\n"
                    "from ..parameter import Parameter\nimport cellkit.engine.frame\nimport numpy\n")
-    assert _imports("cellkit.engine.jit", src, False) == {
-        "cellkit.engine.grad", "cellkit.engine", "cellkit.parameter", "cellkit.engine.frame"}
+    assert _imports("cellkit.engine.jit_function", src, False) == {
+        "cellkit.engine.grad_function", "cellkit.engine", "cellkit.parameter", "cellkit.engine.frame"}
 
 
 def test_cycle_finder_reports_a_circle():

@@ -17,8 +17,8 @@ written. Parameters read through a frame never become baked-in constants:
 
 Modules: ``frame`` (Frame and its helpers), ``capture`` (Cell signatures, the
 globals and closures a function reaches), ``arguments`` (how ``jit`` splits a
-call), ``jit``, ``grad`` (``grad``/``value_and_grad``), ``bprop`` (custom
-``bprop`` and GRAPH_MODE calls).
+call), ``jit_function`` (``jit``), ``grad_function`` (``grad``,
+``value_and_grad``), ``bprop`` (custom ``bprop`` and GRAPH_MODE calls).
 
 >>> import numpy as np
 >>> import cellkit as ms
@@ -33,10 +33,10 @@ call), ``jit``, ``grad`` (``grad``/``value_and_grad``), ``bprop`` (custom
 array([7., 8., 9.], dtype=float32)
 """
 
-from .frame import Frame, _Rediscover  # noqa: F401  (_Rediscover: tests)
+from .frame import Frame, _Active, _apply_writes, _Rediscover  # noqa: F401  (cellkit.amp, tests)
 from .capture import cell_signature  # noqa: F401
-from .jit import JitFunction, compile_count, jit
-from .grad import GradFunction, grad, value_and_grad
+from .jit_function import JitFunction, compile_count, jit
+from .grad_function import GradFunction, grad, value_and_grad
 from .bprop import _graph_call  # noqa: F401  (installs the custom-bprop hook; tests read it)
 
 __all__ = ["jit", "grad", "value_and_grad", "JitFunction", "GradFunction", "Frame", "compile_count"]

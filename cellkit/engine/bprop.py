@@ -20,7 +20,7 @@ from .. import random as ckrandom
 from ..cell import _note, special_call
 from ..parameter import Parameter, local, structure_epoch
 from .frame import _run_in_frame, _to_values
-from .jit import JitFunction
+from .jit_function import JitFunction
 
 __all__ = []
 
