@@ -31,6 +31,7 @@ import numpy as np
 
 from . import dtype as mstype
 from . import random as ckrandom
+from .tensor import _initializer as _tensor_initializer_slot  # (cellkit.tensor is also ms.tensor, a function)
 from .suggest import did_you_mean
 
 __all__ = [
@@ -434,3 +435,5 @@ def initializer(init, shape=None, dtype=mstype.float32) -> LazyInit:
         raise ValueError("initializer: a shape is needed unless init is a tensor")
     return LazyInit(resolved, _as_shape(shape), dtype)
 
+
+_tensor_initializer_slot[0] = initializer

@@ -37,6 +37,20 @@ from . import dtype as mstype
 
 __all__ = ["Tensor", "tensor", "from_numpy", "is_tensor", "x64_enabled", "default_int_dtype", "to_array", "check_data"]
 
+# ``cellkit.initializer.initializer``, installed by that module when it is imported (``import
+# cellkit`` always does). It sits above this module: its random initializers draw keys from
+# the random stream, which is a Parameter; ``Tensor(init=...)`` and ``Parameter.clone(init=...)``
+# reach it through here.
+_initializer = [None]
+
+
+def from_initializer(init, shape, dtype):
+    """The array ``initializer(init, shape, dtype)`` makes (``init``: an Initializer, a name, a number)."""
+    make = _initializer[0]
+    if make is None:
+        raise RuntimeError("cellkit.initializer is not imported yet; import cellkit first")
+    return make(init, shape, dtype).init_data()
+
 
 def x64_enabled() -> bool:
     """Whether JAX's 64-bit mode (``jax_enable_x64``) is on."""
@@ -211,8 +225,7 @@ class Tensor(metaclass=_TensorMeta):
                                  f"initializer, got init={init!r}, dtype={dtype!r}, shape={shape!r}")
             if input_data is not None:
                 raise ValueError("Tensor: give either input_data or (shape, dtype, init), not both")
-            from .initializer import initializer
-            return initializer(init, shape, dtype).init_data()
+            return from_initializer(init, shape, dtype)
         if input_data is None:
             raise TypeError("Tensor() needs input_data: a number, list, tuple, NumPy array or Tensor "
                             "(or shape, dtype and init), got None")
