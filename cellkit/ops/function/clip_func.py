@@ -57,7 +57,11 @@ def clip_by_value(x, clip_value_min=None, clip_value_max=None):
 
 
 def _norm(t, p):
-    return jnp.linalg.vector_norm(t.reshape(-1).astype(jnp.float32 if t.dtype != jnp.float64 else t.dtype), ord=p)
+    """MindSpore's norm of order ``p`` for clipping: ``sum(t ** p) ** (1 / p)`` (no absolute value, as
+    MindSpore computes it), the largest absolute value for ``inf``."""
+    if p == float("inf"):
+        return jnp.max(jnp.abs(t))
+    return jnp.power(jnp.sum(jnp.power(t, p)), 1.0 / p).astype(t.dtype)
 
 
 @_public
@@ -66,7 +70,7 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
     ``max_norm``; the tensors are returned scaled."""
     tensors = [_v(t) for t in x] if isinstance(x, (list, tuple)) else [_v(x)]
     norms = jnp.stack([_norm(t, norm_type) for t in tensors])
-    total = jnp.linalg.vector_norm(norms, ord=norm_type)
+    total = jnp.max(norms) if norm_type == float("inf") else _norm(norms, norm_type)
     if error_if_nonfinite and not bool(jnp.isfinite(total)):
         raise RuntimeError(f"ops.clip_by_norm: the total norm of order {norm_type} is non-finite")
     coef = jnp.minimum(_v(max_norm) / (total + 1e-6), 1.0)

@@ -286,7 +286,7 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
 def qr(input, mode="reduced"):  # noqa: A002
     """``(Q, R)`` of the QR decomposition; ``mode`` is "reduced", "complete" or "r"."""
     if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"ops.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+        raise TypeError(f"ops.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     x = _v(input)
     if mode == "r":
         return jnp.zeros((0,), x.dtype), jnp.linalg.qr(x, mode="r")

@@ -46,6 +46,28 @@ def _truncate_div(x, y):
     return jnp.trunc(out)
 
 
+def _int_div(x, y):
+    """Division where two integer inputs give the truncated integer quotient (MindSpore's RealDiv)."""
+    if jnp.issubdtype(jnp.result_type(x, y), jnp.integer):
+        return _truncate_div(x, y)
+    return jnp.true_divide(x, y)
+
+
+def _inv(x):
+    if jnp.issubdtype(jnp.result_type(x), jnp.integer):
+        return _truncate_div(jnp.ones((), jnp.result_type(x)), x)
+    return jnp.reciprocal(x)
+
+
+def _heaviside(x, values):
+    return jnp.heaviside(x, values).astype(jnp.result_type(x, values))
+
+
+def _lgamma(x):
+    x = jnp.asarray(x)
+    return jax.lax.lgamma(x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(jnp.promote_types(x.dtype, jnp.float32)))
+
+
 def _ldexp(x, other):
     return x * jnp.exp2(other).astype(jnp.result_type(x, jnp.float32))
 
@@ -68,7 +90,7 @@ RENAMES = {
     "multiply": (jnp.multiply, "(input, other)"),
     "tensor_mul": (jnp.multiply, "(input, other)"),
     "true_divide": (jnp.true_divide, "(dividend, divisor)"),
-    "tensor_div": (jnp.true_divide, "(x, y)"),
+    "tensor_div": (_int_div, "(x, y)"),
     "floor_divide": (jnp.floor_divide, "(input, other)"),
     "floor_div": (jnp.floor_divide, "(x, y)"),
     "floordiv": (jnp.floor_divide, "(input, other)"),
@@ -97,7 +119,7 @@ RENAMES = {
     "sqrt": (jnp.sqrt, "(x)"),
     "rsqrt": (jax.lax.rsqrt, "(input)"),
     "reciprocal": (jnp.reciprocal, "(input)"),
-    "inv": (jnp.reciprocal, "(x)"),
+    "inv": (_inv, "(x)"),
     "maximum": (jnp.maximum, "(input, other)"),
     "minimum": (jnp.minimum, "(input, other)"),
     "fmax": (jnp.fmax, "(input, other)"),
@@ -107,7 +129,7 @@ RENAMES = {
     "lcm": (jnp.lcm, "(input, other)"),
     "ldexp": (_ldexp, "(x, other)"),
     "nextafter": (jnp.nextafter, "(input, other)"),
-    "heaviside": (jnp.heaviside, "(input, values)"),
+    "heaviside": (_heaviside, "(input, values)"),
     # rounding
     "floor": (jnp.floor, "(input)"),
     "ceil": (jnp.ceil, "(input)"),
@@ -151,7 +173,7 @@ RENAMES = {
     "erf": (jax.lax.erf, "(input)"),
     "erfc": (jax.lax.erfc, "(input)"),
     "erfinv": (jax.lax.erf_inv, "(input)"),
-    "lgamma": (jax.lax.lgamma, "(input)"),
+    "lgamma": (_lgamma, "(input)"),
     "digamma": (jax.lax.digamma, "(input)"),
     "i0": (jnp.i0, "(input)"),
     "igamma": (jss.gammainc, "(input, other)"),
@@ -200,10 +222,11 @@ RENAMES = {
 
 # Ops MindSpore computes for floating (and complex) inputs only: integer or bool inputs are a TypeError.
 FLOAT_ONLY = {
-    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "logaddexp", "logaddexp2", "sin", "cos", "tan", "sinh",
+    "floor", "ceil", "isinf", "isneginf", "isposinf", "deg2rad", "rad2deg", "xdivy",
+    "exp", "expm1", "log", "log2", "log10", "log1p", "logaddexp", "logaddexp2", "sin", "cos", "tan", "sinh",
     "cosh", "tanh", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "asinh", "arcsinh", "acosh", "arccosh",
-    "atanh", "arctanh", "erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "igamma", "igammac", "zeta", "rsqrt",
-    "xlogy", "hypot", "nextafter", "atan2", "arctan2", "copysign", "sinc",
+    "atanh", "arctanh", "erf", "erfc", "erfinv", "digamma", "i0", "igamma", "igammac", "zeta", "rsqrt",
+    "xlogy", "hypot", "nextafter", "atan2", "arctan2",
 }
 # Ops MindSpore computes for integer (and bool) inputs only: floating inputs are a TypeError.
 INT_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_left_shift", "bitwise_right_shift",
@@ -258,6 +281,14 @@ for _name, (_fn, _sig) in RENAMES.items():
     _kind = "float" if _name in FLOAT_ONLY else "int" if _name in INT_ONLY else None
     globals()[_name] = elementwise(_name, _fn, _sig, _kind)
     __all__.append(_name)
+
+
+def _float_input(name, x):
+    x = _v(x)
+    if not _is_float(x):
+        raise TypeError(f"ops.{name}: the input must be a floating-point tensor, got "
+                        f"{getattr(x, 'dtype', type(x).__name__)}")
+    return x
 
 
 def _check_broadcast(name, *arrays):
@@ -368,7 +399,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A0
 @_public
 def approximate_equal(x, y, tolerance=1e-05):
     """``|x - y| < tolerance`` elementwise."""
-    x, y = _v(x), _v(y)
+    x, y = _float_input("approximate_equal", x), _v(y)
     _check_broadcast("approximate_equal", x, y)
     return jnp.abs(x - y) < tolerance
 
@@ -384,13 +415,14 @@ def equal_ncount(x, y):
 @_public
 def nan_to_num(input, nan=None, posinf=None, neginf=None):  # noqa: A002
     """NaN to ``nan`` (0.0 by default), infinities to ``posinf``/``neginf`` (the dtype's extremes by default)."""
-    return jnp.nan_to_num(_v(input), nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+    x = _float_input("nan_to_num", input)
+    return jnp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
 
 
 @_public
 def logit(input, eps=None):  # noqa: A002
     """``log(p / (1 - p))``, ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-    x = _v(input)
+    x = _float_input("logit", input)
     if eps is not None and eps >= 0:
         x = jnp.clip(x, eps, 1 - eps)
     return jnp.log(x / (1 - x))

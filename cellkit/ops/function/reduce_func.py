@@ -34,6 +34,25 @@ def _ax(axis):
     return None if axis is None or axis == () or axis == [] else _axis(axis)
 
 
+def _tensor(name, x):
+    """``x`` as an array; a string or another non-numeric input is a TypeError naming the op."""
+    x = _v(x)
+    if isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"ops.{name}: the input must be a tensor, got {type(x).__name__}")
+    return jnp.asarray(x)
+
+
+def _check_axis(name, x, axis):
+    """``axis`` (an int, a sequence of ints or None) within ``x``'s rank, else ValueError."""
+    if axis is None:
+        return
+    ndim = builtins.max(jnp.ndim(x), 1)
+    for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
+        if not -ndim <= int(a) < ndim:
+            raise ValueError(f"ops.{name}: axis {a} is out of range for a tensor of rank {jnp.ndim(x)} "
+                             f"(expected an axis in [{-ndim}, {ndim}))")
+
+
 def _int_index(i):
     return i.astype(default_int_dtype())
 
@@ -46,7 +65,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001,A002
     >>> ms.ops.sum(ms.Tensor([[1., 2.], [3., 4.]]), dim=0)
     Array([4., 6.], dtype=float32)
     """
-    x = _v(input)
+    x = _tensor("sum", input)
+    _check_axis("sum", x, _ax(dim))
     if dtype is None and (jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == jnp.bool_):
         dtype = default_int_dtype()
     return jnp.sum(x, axis=_ax(dim), keepdims=keepdim, dtype=_dtype(dtype))
@@ -55,7 +75,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001,A002
 @_public
 def mean(x, axis=None, keep_dims=False):
     """Mean over ``axis``; integer inputs give an integer (truncated) mean, as in MindSpore."""
-    x = _v(x)
+    x = _tensor("mean", x)
+    _check_axis("mean", x, _ax(axis))
     out = jnp.mean(x, axis=_ax(axis), keepdims=keep_dims)
     return out.astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.integer) else out
 
@@ -98,7 +119,8 @@ def reduce_mean(x, axis=()):
 
 
 def _moments(x, axis, ddof, keepdims):
-    x = _v(x)
+    x = _tensor("std", x)
+    _check_axis("std", x, _ax(axis))
     if isinstance(ddof, bool):
         ddof = int(ddof)
     return x, dict(axis=_ax(axis), ddof=ddof, keepdims=keepdims)
@@ -168,6 +190,7 @@ def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
 @_public
 def amax(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
     """The maximum over ``axis`` (values only)."""
+    _check_axis("amax", _v(input), _ax(axis))
     return jnp.max(_v(input), axis=_ax(axis), keepdims=keepdims, initial=initial, where=_v(where))
 
 
@@ -187,12 +210,14 @@ def aminmax(input, *, axis=0, keepdims=False):  # noqa: A002
 @_public
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
     """Index of the maximum (a flat index when ``dim`` is None)."""
+    _check_axis("argmax", _v(input), dim)
     return _int_index(jnp.argmax(_v(input), axis=dim, keepdims=keepdim))
 
 
 @_public
 def argmin(input, axis=None, keepdims=False):  # noqa: A002
     """Index of the minimum (a flat index when ``axis`` is None)."""
+    _check_axis("argmin", _v(input), axis)
     return _int_index(jnp.argmin(_v(input), axis=axis, keepdims=keepdims))
 
 
@@ -274,7 +299,8 @@ def nanquantile(input, q, axis=None, keepdims=False):  # noqa: A002
 @_public
 def cumsum(x, axis, dtype=None):
     """Cumulative sum along ``axis``."""
-    x = _v(x)
+    x = _tensor("cumsum", x)
+    _check_axis("cumsum", x, axis)
     return jnp.cumsum(x, axis=axis, dtype=_dtype(dtype, x.dtype))
 
 
@@ -295,7 +321,8 @@ def logcumsumexp(input, axis):  # noqa: A002
 
 
 def _cumulative_extreme(x, axis, better):
-    x = _v(x)
+    x = _tensor("cummax", x)
+    _check_axis("cummax", x, axis)
     axis = axis % x.ndim
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
@@ -337,7 +364,9 @@ def trapz(y, x=None, *, dx=1.0, dim=-1):
 
 @_public
 def bincount(input, weights=None, minlength=0):  # noqa: A002
-    """Counts of each non-negative integer value (weighted by ``weights``); needs concrete input."""
+    """Counts of each non-negative integer value (float32, as MindSpore's; summed ``weights`` when given);
+    the length depends on the values, so the input must be concrete (not traced)."""
     x = _v(input)
     length = builtins.max(int(minlength), int(jnp.max(x)) + 1 if x.size else 0)
-    return jnp.bincount(x, _v(weights), length=length)
+    w = _v(weights)
+    return jnp.bincount(x, jnp.ones(x.shape, jnp.float32) if w is None else w, length=length)

@@ -64,8 +64,8 @@ def _qr(x, *, full_matrices):
 
 def _svd(x, *, full_matrices, compute_uv):
     out = F.svd(x, full_matrices, compute_uv)
-    if not compute_uv:  # MindSpore's Primitive returns empty U and V then
-        return out, jnp.zeros((0,), out.dtype), jnp.zeros((0,), out.dtype)
+    if not compute_uv:  # MindSpore's Primitive returns a one-element zero U and V then
+        return out, jnp.zeros((1,), out.dtype), jnp.zeros((1,), out.dtype)
     return out
 
 

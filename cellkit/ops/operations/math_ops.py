@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import function as F
 from ..function._utils import _v
@@ -101,7 +102,7 @@ def _lp_norm(x, *, axis, p, keep_dims, epsilon):
 
 def _euclidean_norm(x, axes, *, keep_dims):
     x = _v(x)
-    axes = tuple(axes) if isinstance(axes, (list, tuple)) else (int(axes),)
+    axes = tuple(int(a) for a in np.asarray(axes).reshape(-1))
     return jnp.sqrt(jnp.sum(jnp.square(x), axis=axes, keepdims=keep_dims))
 
 
