@@ -22,7 +22,7 @@ Array([2., 4.], dtype=float32)
 >>> scale("a", ms.Tensor([1.]))
 Traceback (most recent call last):
 ...
-TypeError: MultitypeFuncGraph 'scale' has no function registered for the types (String, Tensor); registered: (Number, Tensor), (Number, Tuple)
+ValueError: MultitypeFuncGraph 'scale' has no function registered for the types (String, Tensor); registered: (Number, Tensor), (Number, Tuple)
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ class MultitypeFuncGraph:
         if fn is None:
             got = ", ".join(_type_names(a)[0] for a in args)
             registered = ", ".join(f"({', '.join(k)})" for k, _ in self.entries) or "nothing"
-            raise TypeError(f"MultitypeFuncGraph '{self.name}' has no function registered for the types ({got}); "
+            raise ValueError(f"MultitypeFuncGraph '{self.name}' has no function registered for the types ({got}); "
                             f"registered: {registered}")
         return fn(*args)
 

@@ -18,6 +18,7 @@ Array([[1., 2.],
 from __future__ import annotations
 
 import builtins
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -320,10 +321,9 @@ def logcumsumexp(input, axis):  # noqa: A002
     return jax.lax.cumlogsumexp(x, axis=axis % x.ndim)
 
 
-def _cumulative_extreme(x, axis, better):
-    x = _tensor("cummax", x)
-    _check_axis("cummax", x, axis)
-    axis = axis % x.ndim
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _scan_extreme(x, axis, greater):
+    better = jnp.greater if greater else jnp.less
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
     idx = jnp.broadcast_to(jnp.arange(x.shape[axis]).reshape(shape), x.shape)
@@ -334,20 +334,26 @@ def _cumulative_extreme(x, axis, better):
         take_b = take_b & ~(jnp.isnan(va) & ~jnp.isnan(vb))
         return jnp.where(take_b, vb, va), jnp.where(take_b, ib, ia)
 
-    values, indices = jax.lax.associative_scan(combine, (x, idx), axis=axis)
+    return jax.lax.associative_scan(combine, (x, idx), axis=axis)
+
+
+def _cumulative_extreme(x, axis, greater):
+    x = _tensor("cummax", x)
+    _check_axis("cummax", x, axis)
+    values, indices = _scan_extreme(x, axis % x.ndim, greater)
     return values, _int_index(indices)
 
 
 @_public
 def cummax(input, axis):  # noqa: A002
     """``(values, indices)``: the running maximum along ``axis`` and where it was (the last of ties)."""
-    return _cumulative_extreme(input, axis, jnp.greater)
+    return _cumulative_extreme(input, axis, True)
 
 
 @_public
 def cummin(input, axis):  # noqa: A002
     """``(values, indices)``: the running minimum along ``axis`` and where it was (the last of ties)."""
-    return _cumulative_extreme(input, axis, jnp.less)
+    return _cumulative_extreme(input, axis, False)
 
 
 @_public
