@@ -25,10 +25,6 @@ from .composite.clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
 
 # F's own name: the functional op it is (where cellkit.ops.function has that op).
 ALIASES = {
-    "tensor_exp": "exp",
-    "tensor_expm1": "expm1",
-    "tensor_floordiv": "floor_divide",
-    "pows": "pow",
     "scalar_add": "add",
     "scalar_sub": "sub",
     "scalar_mul": "mul",

@@ -94,6 +94,7 @@ RENAMES = {
     "floor_divide": (jnp.floor_divide, "(input, other)"),
     "floor_div": (jnp.floor_divide, "(x, y)"),
     "floordiv": (jnp.floor_divide, "(input, other)"),
+    "tensor_floordiv": (jnp.floor_divide, "(input, other)"),
     "floor_mod": (jnp.remainder, "(x, y)"),
     "floormod": (jnp.remainder, "(x, y)"),
     "remainder": (jnp.remainder, "(input, other)"),
@@ -105,6 +106,7 @@ RENAMES = {
     "xlogy": (jss.xlogy, "(input, other)"),
     "pow": (jnp.power, "(input, exponent)"),
     "tensor_pow": (jnp.power, "(input, exponent)"),
+    "pows": (jnp.power, "(input, exponent)"),
     "float_power": (jnp.float_power, "(input, exponent)"),
     "neg": (jnp.negative, "(input)"),
     "negative": (jnp.negative, "(input)"),
@@ -137,8 +139,10 @@ RENAMES = {
     "frac": (_frac, "(x)"),
     # exponentials and logarithms
     "exp": (jnp.exp, "(input)"),
+    "tensor_exp": (jnp.exp, "(input)"),
     "exp2": (jnp.exp2, "(input)"),
     "expm1": (jnp.expm1, "(input)"),
+    "tensor_expm1": (jnp.expm1, "(input)"),
     "log": (jnp.log, "(input)"),
     "log2": (jnp.log2, "(input)"),
     "log10": (jnp.log10, "(input)"),
@@ -176,6 +180,10 @@ RENAMES = {
     "lgamma": (_lgamma, "(input)"),
     "digamma": (jax.lax.digamma, "(input)"),
     "i0": (jnp.i0, "(input)"),
+    "bessel_i0": (jss.i0, "(x)"),
+    "bessel_i0e": (jss.i0e, "(x)"),
+    "bessel_i1": (jss.i1, "(x)"),
+    "bessel_i1e": (jss.i1e, "(x)"),
     "igamma": (jss.gammainc, "(input, other)"),
     "igammac": (jss.gammaincc, "(input, other)"),
     "zeta": (jss.zeta, "(input, other)"),
@@ -223,9 +231,9 @@ RENAMES = {
 # Ops MindSpore computes for floating (and complex) inputs only: integer or bool inputs are a TypeError.
 FLOAT_ONLY = {
     "floor", "ceil", "isinf", "isneginf", "isposinf", "deg2rad", "rad2deg", "xdivy",
-    "exp", "expm1", "log", "log2", "log10", "log1p", "logaddexp", "logaddexp2", "sin", "cos", "tan", "sinh",
+    "exp", "expm1", "tensor_exp", "tensor_expm1", "log", "log2", "log10", "log1p", "logaddexp", "logaddexp2", "sin", "cos", "tan", "sinh",
     "cosh", "tanh", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "asinh", "arcsinh", "acosh", "arccosh",
-    "atanh", "arctanh", "erf", "erfc", "erfinv", "digamma", "i0", "igamma", "igammac", "zeta", "rsqrt",
+    "atanh", "arctanh", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "erf", "erfc", "erfinv", "digamma", "i0", "igamma", "igammac", "zeta", "rsqrt",
     "xlogy", "hypot", "nextafter", "atan2", "arctan2",
 }
 # Ops MindSpore computes for integer (and bool) inputs only: floating inputs are a TypeError.
@@ -432,6 +440,39 @@ def logit(input, eps=None):  # noqa: A002
 def polygamma(n, input):  # noqa: A002
     """The ``n``-th derivative of the digamma function."""
     return jss.polygamma(_v(n), _v(input))
+
+
+@_public
+def eps(x):
+    """The machine epsilon of ``x``'s floating dtype, in ``x``'s shape."""
+    x = _float_input("eps", x)
+    return jnp.full(x.shape, jnp.finfo(x.dtype).eps, x.dtype)
+
+
+@_public
+def polar(abs, angle):  # noqa: A002
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))``."""
+    r, t = _float_input("polar", abs), _v(angle)
+    if jnp.shape(r) != jnp.shape(t):
+        raise ValueError(f"ops.polar: abs and angle must have the same shape, got {jnp.shape(r)} and {jnp.shape(t)}")
+    return jax.lax.complex(r * jnp.cos(t), r * jnp.sin(t))
+
+
+@_public
+def adjoint(x):
+    """The conjugate transpose of the last two dimensions."""
+    x = jnp.asarray(_v(x))
+    if x.ndim < 2:
+        raise ValueError(f"ops.adjoint: the input must have at least 2 dimensions, got shape {x.shape}")
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+@_public
+def bucketize(input, boundaries, *, right=False):  # noqa: A002
+    """The index of the bucket of ``boundaries`` (a sorted list) each element falls in."""
+    side = "right" if right else "left"
+    return jnp.searchsorted(jnp.asarray(boundaries), _v(input), side=side).astype(
+        jnp.int64 if jax.config.jax_enable_x64 else jnp.int32)
 
 
 @_public
