@@ -20,8 +20,8 @@ Array([[1., 0.],
 (Array([3., 4.], dtype=float32), [1, 1])
 """
 
-from . import (array_func, clip_func, grad_func, linalg_func, math_func, nn_func, other_func, parameter_func,
-               random_func, reduce_func)
+from . import (activation_func, array_func, clip_func, grad_func, linalg_func, loss_func, math_func, nn_func,
+               other_func, parameter_func, random_func, reduce_func)
 from .array_func import *  # noqa: F401,F403
 from .clip_func import *  # noqa: F401,F403
 from .grad_func import *  # noqa: F401,F403
@@ -32,10 +32,12 @@ from .other_func import *  # noqa: F401,F403
 from .parameter_func import *  # noqa: F401,F403
 from .random_func import *  # noqa: F401,F403
 from .reduce_func import *  # noqa: F401,F403
+from .activation_func import *  # noqa: F401,F403
+from .loss_func import *  # noqa: F401,F403
 
 FAMILIES = {"math": math_func, "reduce": reduce_func, "array": array_func, "nn": nn_func, "linalg": linalg_func,
             "clip": clip_func, "random": random_func, "grad": grad_func, "parameter": parameter_func,
-            "other": other_func}
+            "other": other_func, "activation": activation_func, "loss": loss_func}
 
 # Every rename of every family: name -> (JAX function, MindSpore signature).
 RENAMES = {**math_func.RENAMES, **array_func.RENAMES, **nn_func.RENAMES}

@@ -10,14 +10,17 @@ table (see ``cellkit.ops.primitive``).
 """
 
 from ..primitive import Primitive, PrimitiveWithCheck, PrimitiveWithInfer, prim_attr_register
-from . import array_ops, linalg_ops, math_ops, nn_ops, other_ops
+from . import activation_ops, array_ops, linalg_ops, loss_ops, math_ops, nn_ops, other_ops
 from .array_ops import *  # noqa: F401,F403
 from .linalg_ops import *  # noqa: F401,F403
 from .math_ops import *  # noqa: F401,F403
 from .nn_ops import *  # noqa: F401,F403
 from .other_ops import *  # noqa: F401,F403
+from .activation_ops import *  # noqa: F401,F403
+from .loss_ops import *  # noqa: F401,F403
 
-FAMILIES = {"math": math_ops, "linalg": linalg_ops, "array": array_ops, "nn": nn_ops, "other": other_ops}
+FAMILIES = {"math": math_ops, "linalg": linalg_ops, "array": array_ops, "nn": nn_ops, "other": other_ops,
+            "activation": activation_ops, "loss": loss_ops}
 
 __all__ = sorted({name for module in FAMILIES.values() for name in module.__all__}
                  | {"Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register"})

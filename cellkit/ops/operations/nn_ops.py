@@ -13,7 +13,6 @@ import functools
 
 import jax.numpy as jnp
 
-from .. import function as F
 from ..function._utils import _v
 from ..function.random_func import _apply_mask, _channel_dropout, bernoulli_mask
 from ..primitive import install_primitives
@@ -48,8 +47,6 @@ def _dropout_nd(ndim, what):
 
 # Name: (op, constructor arguments with MindSpore's defaults[, check])
 PRIMITIVES = {
-    "ReLU": (F.relu, {}),
-    "Softmax": (F.softmax, {"axis": -1}),
     "Dropout": (_dropout, {"keep_prob": 0.5, "Seed0": 0, "Seed1": 0},
                 functools.partial(_check_keep, "Dropout", False)),
     "Dropout2D": (_dropout_nd(4, "Dropout2D"), {"keep_prob": 0.5}, functools.partial(_check_keep, "Dropout2D", True)),
