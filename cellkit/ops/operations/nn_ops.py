@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import function as F
+from ..function import conv_func as C
 from ..function import sampling_func as S
 from ..function._utils import _v
 from ..function.random_func import _apply_mask, _channel_dropout, bernoulli_mask
@@ -90,5 +91,12 @@ PRIMITIVES.update({
     "ResizeNearestNeighbor": (lambda x, *, size, align_corners, half_pixel_centers: S.resize_nearest_tf(
         x, size, align_corners), {"size": None, "align_corners": False, "half_pixel_centers": False}),
     "ResizeBilinearV2": (S.resize_bilinear_tf, {"align_corners": False, "half_pixel_centers": False}),
+})
+_CONV2D = {"out_channel": None, "kernel_size": None, "mode": 1, "pad_mode": "valid", "pad": 0, "stride": 1,
+           "dilation": 1, "group": 1, "data_format": "NCHW"}
+PRIMITIVES.update({
+    "Conv2D": (C.conv2d_primitive, dict(_CONV2D)),
+    "Conv2DBackpropInput": (C.conv2d_backprop_input, {**_CONV2D, "pad_list": None}),
+    "Conv2DTranspose": (C.conv2d_backprop_input, {**_CONV2D, "pad_list": None}),
 })
 install_primitives(globals(), __all__, PRIMITIVES)
