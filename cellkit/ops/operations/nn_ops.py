@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import function as F
 from ..function import conv_func as C
+from ..function import norm_func as N
 from ..function import sampling_func as S
 from ..function._utils import _v
 from ..function.random_func import _apply_mask, _channel_dropout, bernoulli_mask
@@ -98,5 +99,10 @@ PRIMITIVES.update({
     "Conv2D": (C.conv2d_primitive, dict(_CONV2D)),
     "Conv2DBackpropInput": (C.conv2d_backprop_input, {**_CONV2D, "pad_list": None}),
     "Conv2DTranspose": (C.conv2d_backprop_input, {**_CONV2D, "pad_list": None}),
+})
+PRIMITIVES.update({
+    "LayerNorm": (N.layer_norm_primitive, {"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-7}),
+    "L2Normalize": (N.l2_normalize, {"axis": 0, "epsilon": 1e-4}),
+    "RmsNorm": (N.rms_norm_core, {"epsilon": 1e-6}),
 })
 install_primitives(globals(), __all__, PRIMITIVES)
