@@ -21,7 +21,7 @@ Array([[1., 0.],
 """
 
 from . import (array_func, conv_func, grad_func, linalg_func, math_func, nn_func, norm_func, other_func,
-               parameter_func, random_func, sampling_func)
+               parameter_func, pooling_func, random_func, sampling_func)
 from .array_func import *  # noqa: F401,F403
 from .conv_func import *  # noqa: F401,F403
 from .grad_func import *  # noqa: F401,F403
@@ -31,13 +31,14 @@ from .nn_func import *  # noqa: F401,F403
 from .norm_func import *  # noqa: F401,F403
 from .other_func import *  # noqa: F401,F403
 from .parameter_func import *  # noqa: F401,F403
+from .pooling_func import *  # noqa: F401,F403
 from .random_func import *  # noqa: F401,F403
 from .sampling_func import *  # noqa: F401,F403
 
 FAMILIES = {"math": math_func, "array": array_func, "nn": nn_func, "linalg": linalg_func,
             "random": random_func, "grad": grad_func, "parameter": parameter_func, "other": other_func,
             "sampling": sampling_func, "conv": conv_func,
-            "norm": norm_func}
+            "norm": norm_func, "pooling": pooling_func}
 
 # Every rename of every family: name -> (JAX function, MindSpore signature).
 RENAMES = {**math_func.RENAMES, **array_func.RENAMES, **nn_func.RENAMES}

@@ -17,6 +17,7 @@ import numpy as np
 from .. import function as F
 from ..function import conv_func as C
 from ..function import norm_func as N
+from ..function import pooling_func as PF
 from ..function import sampling_func as S
 from ..function._utils import _v
 from ..function.random_func import _apply_mask, _channel_dropout, bernoulli_mask
@@ -104,5 +105,10 @@ PRIMITIVES.update({
     "LayerNorm": (N.layer_norm_primitive, {"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-7}),
     "L2Normalize": (N.l2_normalize, {"axis": 0, "epsilon": 1e-4}),
     "RmsNorm": (N.rms_norm_core, {"epsilon": 1e-6}),
+})
+_POOL = {"kernel_size": 1, "strides": 1, "pad_mode": "valid", "data_format": "NCHW"}
+PRIMITIVES.update({
+    "MaxPool": (functools.partial(PF.tf_pool, kind="MaxPool"), dict(_POOL)),
+    "AvgPool": (functools.partial(PF.tf_pool, kind="AvgPool"), dict(_POOL)),
 })
 install_primitives(globals(), __all__, PRIMITIVES)
