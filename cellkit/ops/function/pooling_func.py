@@ -13,7 +13,7 @@ the padding. Adaptive bins: bin ``i`` of an axis of length L covers
 >>> x = ms.Tensor([[[1., 5., 2., 4., 3.]]])
 >>> ops.avg_pool1d(x, 2, 2, ceil_mode=True)
 Array([[[3., 3., 3.]]], dtype=float32)
->>> ops.adaptive_max_pool1d(x, 2)
+>>> ops.adaptive_max_pool2d(x, (1, 2))
 Array([[[5., 4.]]], dtype=float32)
 """
 
