@@ -215,7 +215,6 @@ PRIMITIVES = {
     "Tan": (F.tan, {}),
     "Sinh": (F.sinh, {}),
     "Cosh": (F.cosh, {}),
-    "Tanh": (F.tanh, {}),
     "Asin": (F.asin, {}),
     "ACos": (F.acos, {}),
     "Atan": (F.atan, {}),
