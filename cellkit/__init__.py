@@ -19,11 +19,16 @@ from .random import get_seed, set_seed
 from . import initializer
 from .cell import Cell
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from .parallel_context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,
+                               set_auto_parallel_context)
 from .engine import grad, jit, value_and_grad
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from . import common, ops, parallel, random
 from . import nn
 from . import train
+from . import amp
+from .train import Model
+from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 
 __version__ = "0.1.0"
 
@@ -33,5 +38,15 @@ __all__ = [
     "dtype", "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype", "is_tensor", "initializer",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
     "bfloat16", "float32", "float64", "bool_", "complex64", "complex128",
-    "save_checkpoint", "load_checkpoint", "load_param_into_net", "common", "train",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net", "common", "train", "communication",
+    "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context", "reset_auto_parallel_context",
+    "amp", "Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
 ]
+
+
+def __getattr__(name):
+    # Subpackages with heavier imports load on first use (``import cellkit.dataset`` works too).
+    if name in ("dataset", "communication"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'cellkit' has no attribute {name!r}")

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import jax
 
-__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context"]
+from .parallel_context import ParallelMode
+
+__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "ParallelMode"]
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1

@@ -1,0 +1,17 @@
+"""``cellkit.dataset``: MindSpore's data pipeline (``import mindspore.dataset as ds``) on grain.
+
+>>> import numpy as np
+>>> import cellkit.dataset as ds
+>>> ds.config.set_seed(0)
+>>> data = ds.NumpySlicesDataset((np.arange(6, dtype=np.float32), np.arange(6) % 2), column_names=["x", "y"])
+>>> data = data.shuffle(4).batch(3, drop_remainder=True)
+>>> [b["x"].shape for b in data.create_dict_iterator()]
+[(3,), (3,)]
+"""
+
+from . import config, transforms, vision
+from .engine import (BatchInfo, Cifar10Dataset, Dataset, DictIterator, GeneratorDataset, MnistDataset,
+                     NumpySlicesDataset, SourceDataset, TupleIterator, zip)  # noqa: A004
+
+__all__ = ["config", "transforms", "vision", "Dataset", "BatchInfo", "GeneratorDataset", "NumpySlicesDataset",
+           "SourceDataset", "MnistDataset", "Cifar10Dataset", "TupleIterator", "DictIterator", "zip"]
