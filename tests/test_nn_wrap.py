@@ -333,3 +333,17 @@ def test_distributed_grad_reducer_outside_data_parallel():
     np.testing.assert_allclose(nn.DistributedGradReducer([w], mean=False, degree=2)(g)[0], [1.0, -2.0])
     with pytest.raises(ValueError, match="'degree' must be a positive int"):
         nn.DistributedGradReducer([w], degree=0)
+
+
+def test_grad_reducer_in_data_parallel_mode():
+    dense = tiny()
+    try:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=False)
+        cell = nn.TrainOneStepCell(nn.WithLossCell(dense, nn.MSELoss()), nn.SGD(dense.trainable_params(), 0.1))
+    finally:
+        ms.reset_auto_parallel_context()
+    assert cell.reducer_flag and cell.parallel_mode == "data_parallel"
+    assert isinstance(cell.grad_reducer, nn.DistributedGradReducer)
+    assert cell.grad_reducer.mean is False and cell.grad_reducer.degree == cell.degree >= 1
+    plain = nn.TrainOneStepCell(nn.WithLossCell(tiny(), nn.MSELoss()), nn.SGD(tiny().trainable_params(), 0.1))
+    assert not plain.reducer_flag and plain.parallel_mode == "stand_alone"

@@ -29,12 +29,13 @@ import numbers
 import jax
 import jax.numpy as jnp
 
-from ... import ops
+from ... import ops, parallel_context
 from ...cell import Cell
 from ...engine import value_and_grad
 from ...parameter import Parameter, ParameterTuple
 from ..layer.basic import Identity
 from ._grad import GradOperation
+from .grad_reducer import DistributedGradReducer
 
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "ForwardValueAndGrad", "TrainOneStepCell",
            "ParameterUpdate", "GradAccumulationCell", "MicroBatchInterleaved"]
@@ -242,9 +243,15 @@ class TrainOneStepCell(Cell):
         self.sens = 1.0 if sens is None else sens
         self.return_grad = return_grad
         self.weights_name = tuple(p.name for p in self.weights)
-        # Gradients computed by jit over globally sharded batches are already reduced across devices.
-        self.reducer_flag = False
+        # In data-parallel mode jit over the globally sharded batch already gives the whole batch's
+        # gradients; the reducer only applies MindSpore's gradients_mean=False (a sum over devices).
+        self.parallel_mode = parallel_context.get_auto_parallel_context("parallel_mode")
+        self.reducer_flag = parallel_context.data_parallel()
         self.grad_reducer = Identity()
+        if self.reducer_flag:
+            self.mean = parallel_context.get_auto_parallel_context("gradients_mean")
+            self.degree = parallel_context.get_auto_parallel_context("device_num")
+            self.grad_reducer = DistributedGradReducer(self.weights, self.mean, self.degree)
         self.use_graceful_exit = False
 
     def _reduce(self, grads):
