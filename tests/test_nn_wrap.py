@@ -302,7 +302,7 @@ def test_micro_batch_cells_and_parameter_update_match_mindspore():
         nn.MicroBatchInterleaved(wl, 3)(x, y)
     p = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="p")
     out = nn.ParameterUpdate(p)(ms.Tensor(np.array([1.0, 2.0], np.float32)))
-    _tree_close((out, p.asnumpy()), WRAP["ParameterUpdate"]["output"])
+    _tree_close((out, p.asnumpy()), WRAP["ParameterUpdate"]["output"])  # nn.layer.basic's, against MindSpore
 
 
 def test_grad_operation_forms():

@@ -33,6 +33,11 @@ class Adagrad(Optimizer):
     cellkit trains the same weights as MindSpore, so the flag is accepted and
     ignored, with a warning.
 
+    Arguments and defaults (MindSpore's): ``accum=0.1``, ``learning_rate=0.001``, ``update_slots=True``,
+    ``loss_scale=1.0``, ``weight_decay=0.0``; ``weight_decay`` and
+    ``loss_scale`` as for
+    :class:`Optimizer`.
+
     >>> import cellkit as ms
     >>> from cellkit import nn
     >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
@@ -76,6 +81,11 @@ class ProximalAdagrad(Optimizer):
 
     State: ``accum.<param>`` (starting at ``accum``).
 
+    Arguments and defaults (MindSpore's): ``accum=0.1``, ``learning_rate=0.001``, ``l1=0.0``, ``l2=0.0``,
+    ``use_locking=False``, ``loss_scale=1.0``, ``weight_decay=0.0``; ``weight_decay`` and
+    ``loss_scale``
+    as for :class:`Optimizer`.
+
     >>> import cellkit as ms
     >>> from cellkit import nn
     >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
@@ -116,6 +126,11 @@ class Adadelta(Optimizer):
 
     State: ``accum.<param>``, ``accum_update.<param>``.
 
+    Arguments and defaults (MindSpore's): ``learning_rate=1.0``, ``rho=0.9``, ``epsilon=1e-06``,
+    ``loss_scale=1.0``, ``weight_decay=0.0``; ``weight_decay`` and
+    ``loss_scale`` as for
+    :class:`Optimizer`.
+
     >>> import cellkit as ms
     >>> from cellkit import nn
     >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
@@ -155,6 +170,11 @@ class FTRL(Optimizer):
     rates); weight decay applies to every Parameter unless grouped. State:
     ``moments.<param>`` (the accumulator, from ``initial_accum``) and
     ``linear.<param>``.
+
+    Arguments and defaults (MindSpore's): ``initial_accum=0.1``, ``learning_rate=0.001``, ``lr_power=-0.5``,
+    ``l1=0.0``, ``l2=0.0``, ``use_locking=False``, ``loss_scale=1.0``, ``weight_decay=0.0``;
+    ``weight_decay`` and
+    ``loss_scale`` as for :class:`Optimizer`.
 
     >>> import cellkit as ms
     >>> from cellkit import nn

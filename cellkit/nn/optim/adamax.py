@@ -42,6 +42,11 @@ class AdaMax(Optimizer):
     ``moment1.<param>``, ``moment2.<param>``; MindSpore's ``beta1_power`` is
     ``beta1**global_step``.
 
+    Arguments and defaults (MindSpore's): ``learning_rate=0.001``, ``beta1=0.9``, ``beta2=0.999``,
+    ``eps=1e-08``, ``weight_decay=0.0``, ``loss_scale=1.0``; ``weight_decay`` and
+    ``loss_scale`` as for
+    :class:`Optimizer`.
+
     >>> import cellkit as ms
     >>> from cellkit import nn
     >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
@@ -72,6 +77,11 @@ class LazyAdam(Adam):
     """MindSpore's ``LazyAdam``: with dense gradients (all cellkit has) its update is :class:`Adam`'s.
 
     State: ``moment1.<param>``, ``moment2.<param>``. ``weight_decay`` must be a float.
+
+    Arguments and defaults (MindSpore's): ``learning_rate=0.001``, ``beta1=0.9``, ``beta2=0.999``,
+    ``eps=1e-08``, ``use_locking=False``, ``use_nesterov=False``, ``weight_decay=0.0``, ``loss_scale=1.0``;
+    ``weight_decay`` and
+    ``loss_scale`` as for :class:`Optimizer`.
 
     >>> import cellkit as ms
     >>> from cellkit import nn

@@ -30,6 +30,16 @@ class Rprop(Optimizer):
         w -= sign(g) * step;  prev = g
 
     State: ``prev.<param>``, ``step_size.<param>``.
+
+    Arguments and defaults (MindSpore's): ``learning_rate=0.1``, ``etas=(0.5, 1.2)``, ``step_sizes=(1e-06,
+    50.0)``, ``weight_decay=0.0``; ``weight_decay`` and
+    ``loss_scale`` as for :class:`Optimizer`.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
+    >>> [p.name for p in nn.Rprop([w]).get_parameters()]
+    ['global_step', 'learning_rate', 'w', 'prev.w', 'step_size.w']
     """
 
     _slot_names = {"prev": "prev", "step_size": "step_size"}
@@ -83,6 +93,11 @@ class ASGD(Optimizer):
         mu = 1 / max(1, t - t0)
 
     State: ``mu_<param>``, ``eta_<param>`` (float32 scalars), ``ax_.<param>``.
+
+    Arguments and defaults (MindSpore's): ``learning_rate=0.1``, ``lambd=0.0001``, ``alpha=0.75``,
+    ``t0=1000000.0``, ``weight_decay=0.0``; ``weight_decay`` and
+    ``loss_scale`` as for
+    :class:`Optimizer`.
 
     >>> import cellkit as ms
     >>> from cellkit import nn

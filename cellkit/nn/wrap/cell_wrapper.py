@@ -1,5 +1,5 @@
 """Training wrappers: ``WithLossCell``, ``WithEvalCell``, ``WithGradCell``, ``ForwardValueAndGrad``,
-``TrainOneStepCell``, ``ParameterUpdate``, ``GradAccumulationCell`` and ``MicroBatchInterleaved``.
+``TrainOneStepCell``, ``GradAccumulationCell`` and ``MicroBatchInterleaved`` (``ParameterUpdate`` is in ``nn.layer``).
 
 They use ``auto_prefix=False``, as in MindSpore, so the wrapped Parameters keep
 their names (no ``_backbone.``/``network.`` prefix). The training cells
@@ -38,7 +38,7 @@ from ._grad import GradOperation
 from .grad_reducer import DistributedGradReducer
 
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "ForwardValueAndGrad", "TrainOneStepCell",
-           "ParameterUpdate", "GradAccumulationCell", "MicroBatchInterleaved"]
+           "GradAccumulationCell", "MicroBatchInterleaved"]
 
 
 class WithLossCell(Cell):
@@ -268,28 +268,6 @@ class TrainOneStepCell(Cell):
         if self.return_grad:
             return loss, dict(zip(self.weights_name, grads))
         return loss
-
-
-class ParameterUpdate(Cell):
-    """``construct(x)`` assigns ``x`` to ``param`` and returns it.
-
-    >>> import cellkit as ms
-    >>> from cellkit import nn
-    >>> p = ms.Parameter(ms.Tensor([0.0, 0.0]), name="p")
-    >>> _ = nn.ParameterUpdate(p)(ms.Tensor([1.0, 2.0]))
-    >>> p.asnumpy()
-    array([1., 2.], dtype=float32)
-    """
-
-    def __init__(self, param):
-        super().__init__(auto_prefix=False)
-        if not isinstance(param, Parameter):
-            raise TypeError(f"For 'ParameterUpdate', 'param' must be 'Parameter', but got {type(param)}.")
-        self._param = param
-
-    def construct(self, x):
-        ops.assign(self._param, x)
-        return x
 
 
 def _check_cell(owner, name, value):

@@ -31,6 +31,12 @@ class DistributedGradReducer(Cell):
 
     ``mean=None`` means True; ``degree=None`` means 1 (no scaling);
     ``fusion_type`` and ``group`` are accepted and unused.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
+    >>> nn.DistributedGradReducer([w], mean=True, degree=8)((ms.Tensor([0.5]),))
+    (Array([0.5], dtype=float32),)
     """
 
     def __init__(self, parameters, mean=None, degree=None, fusion_type=1, group="hccl_world_group"):

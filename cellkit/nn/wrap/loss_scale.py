@@ -135,6 +135,15 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     whose ``get_loss_scale()`` starts the Parameter ``scale_sense``. The
     overflow check is "some gradient is not finite" (MindSpore's INFNAN mode);
     override :meth:`get_overflow_status` to change it.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> net = nn.Dense(1, 1, weight_init="ones", bias_init="zeros")
+    >>> step = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, nn.MSELoss()),
+    ...                                         nn.SGD(net.trainable_params(), 0.1), ms.Tensor(8.0))
+    >>> loss, overflow, scale = step(ms.Tensor([[1.0]]), ms.Tensor([[0.0]]))
+    >>> float(loss), bool(overflow), float(scale), net.weight.asnumpy()
+    (1.0, False, 8.0, array([[0.8]], dtype=float32))
     """
 
     def __init__(self, network, optimizer, scale_sense):
