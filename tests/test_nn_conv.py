@@ -376,6 +376,9 @@ _FUNCS = {
     "p_conv2d_pad4": lambda x, w: _P.Conv2D(6, (3, 2), pad_mode="pad", pad=(1, 0, 2, 1), group=2)(x, w),
     "p_conv2d_transpose": lambda d, w: _P.Conv2DTranspose(6, (3, 2), pad_mode="same", stride=2, group=2)(
         d, w, (2, 4, 5, 6)),
+    "f_unfold": lambda x: ops.unfold(x, (2, 3), 1, 1, (2, 1)),
+    "f_unfold_dilation": lambda x: ops.unfold(x, 2, 2, 0, 1),
+    "f_fold": lambda c: ops.fold(c, jnp.array([4, 5], jnp.int32), (2, 3), 1, 1, (2, 1)),
 }
 
 

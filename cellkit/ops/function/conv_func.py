@@ -210,3 +210,51 @@ def conv2d_backprop_input(dout, w, input_size, *, out_channel, kernel_size, pad_
 
     _, vjp = jax.vjp(forward, jnp.zeros(shape, dout.dtype))
     return vjp(dout)[0]
+
+
+def _unfold_args(kernel_size, dilation, padding, stride, what):
+    return (_tuple(kernel_size, 2, "kernel_size", what), _tuple(dilation, 2, "dilation", what),
+            _tuple(padding, 2, "padding", what), _tuple(stride, 2, "stride", what))
+
+
+@_public
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+    """Sliding blocks (im2col): (N, C, H, W) -> (N, C * kh * kw, L), channels ordered (c, row, col).
+
+    >>> import cellkit as ms
+    >>> from cellkit import ops
+    >>> ops.unfold(ms.ops.ones((2, 3, 4, 5)), 2, padding=1, stride=2).shape
+    (2, 12, 9)
+    """
+    x = jnp.asarray(_v(input))
+    if x.ndim != 4:
+        raise ValueError(f"For 'unfold', the input must be 4-D (N, C, H, W), but got shape {x.shape}.")
+    k, d, p, s = _unfold_args(kernel_size, dilation, padding, stride, "unfold")
+    patches = jax.lax.conv_general_dilated_patches(x, k, s, tuple((v, v) for v in p), rhs_dilation=d,
+                                                   dimension_numbers=("NCHW", "OIHW", "NCHW"),
+                                                   precision=jax.lax.Precision.HIGHEST)
+    return patches.reshape(patches.shape[:2] + (-1,))
+
+
+@_public
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+    """The adjoint of :func:`unfold` (col2im): (N, C * kh * kw, L) -> (N, C, H, W), overlaps summed.
+
+    ``output_size`` is (H, W), a tuple or a 2-element Tensor.
+
+    >>> import cellkit as ms
+    >>> from cellkit import ops
+    >>> ops.fold(ops.unfold(ms.ops.ones((1, 1, 3, 3)), 2), (3, 3), 2)[0, 0]
+    Array([[1., 2., 1.],
+           [2., 4., 2.],
+           [1., 2., 1.]], dtype=float32)
+    """
+    cols = jnp.asarray(_v(input))
+    size = tuple(int(v) for v in np.asarray(_v(output_size)).reshape(-1).tolist())
+    k, d, p, s = _unfold_args(kernel_size, dilation, padding, stride, "fold")
+    if cols.ndim != 3 or len(size) != 2 or cols.shape[1] % (k[0] * k[1]):
+        raise ValueError(f"For 'fold', the input must be (N, C * {k[0]} * {k[1]}, L) and output_size two ints, "
+                         f"but got input shape {cols.shape} and output_size {size}.")
+    n, c = cols.shape[0], cols.shape[1] // (k[0] * k[1])
+    _, vjp = jax.vjp(lambda x: unfold(x, k, d, p, s), jnp.zeros((n, c) + size, cols.dtype))
+    return vjp(cols)[0]
