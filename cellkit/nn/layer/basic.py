@@ -269,6 +269,11 @@ class Dropout2d(_ChannelDropout):
     """Channel dropout of an (N, C, H, W) or (C, H, W) input (MindSpore 2.10's ``nn.Dropout2d``).
 
     The repr shows the keep probability under the name ``p``, as MindSpore's does.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Dropout2d(p=0.5).set_train(False)(ms.ops.ones((1, 2, 3, 3))).shape
+    (1, 2, 3, 3)
     """
 
     _ndim = 4
@@ -278,7 +283,13 @@ class Dropout2d(_ChannelDropout):
 
 
 class Dropout3d(_ChannelDropout):
-    """Channel dropout of an (N, C, D, H, W) or (C, D, H, W) input (MindSpore 2.10's ``nn.Dropout3d``)."""
+    """Channel dropout of an (N, C, D, H, W) or (C, D, H, W) input (MindSpore 2.10's ``nn.Dropout3d``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Dropout3d(p=0.5).set_train(False)(ms.ops.ones((1, 2, 2, 3, 3))).shape
+    (1, 2, 2, 3, 3)
+    """
 
     _ndim = 5
 

@@ -116,6 +116,10 @@ def _check_format(data_format, what):
 class Conv3d(_ConvNd):
     """3-D convolution over (N, C, D, H, W) (MindSpore 2.10's ``nn.Conv3d``).
 
+    Defaults (MindSpore 2.10's): ``stride=1``, ``pad_mode='same'``, ``padding=0``, ``dilation=1``,
+    ``group=1``, ``has_bias=False``, ``weight_init=None``, ``bias_init=None``,
+    ``data_format='NCDHW'``, ``dtype=Float32``.
+
     Args as ``Conv2d``, each geometry argument an int or a 3-tuple, ``padding``
     an int or 6-tuple ``(head, tail, top, bottom, left, right)``;
     ``pad_mode='same'`` by default; ``data_format='NCDHW'`` only.
@@ -142,6 +146,10 @@ class Conv3d(_ConvNd):
 
 class Conv3dTranspose(_ConvNd):
     """3-D transposed convolution (MindSpore 2.10's ``nn.Conv3dTranspose``).
+
+    Defaults (MindSpore 2.10's): ``stride=1``, ``pad_mode='same'``, ``padding=0``, ``dilation=1``,
+    ``group=1``, ``output_padding=0``, ``has_bias=False``, ``weight_init=None``, ``bias_init=None``,
+    ``data_format='NCDHW'``, ``dtype=Float32``.
 
     Output depth (likewise height, width), ``k_eff = (k - 1) * dilation + 1``:
     ``'same'``: ``D * stride``; ``'valid'``: ``D * stride + max(k_eff - stride, 0)``;
@@ -178,6 +186,9 @@ class Conv3dTranspose(_ConvNd):
 
 class Conv1dTranspose(_ConvNd):
     """1-D transposed convolution over (N, C, L) (MindSpore 2.10's ``nn.Conv1dTranspose``).
+
+    Defaults (MindSpore 2.10's): ``stride=1``, ``pad_mode='same'``, ``padding=0``, ``dilation=1``,
+    ``group=1``, ``has_bias=False``, ``weight_init=None``, ``bias_init=None``, ``dtype=Float32``.
 
     ``kernel_size``, ``stride``, ``padding`` and ``dilation`` are ints; the
     weight is 4-D ``(in, out / group, 1, k)`` and the repr shows 2-D geometry,

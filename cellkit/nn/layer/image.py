@@ -24,6 +24,9 @@ __all__ = ["Upsample", "PixelShuffle", "PixelUnshuffle", "Unfold"]
 class Upsample(Cell):
     """``ops.interpolate`` as a layer (MindSpore 2.10's ``nn.Upsample``), same arguments and defaults.
 
+    Defaults (MindSpore 2.10's): ``size=None``, ``scale_factor=None``, ``mode='nearest'``,
+    ``align_corners=None``, ``recompute_scale_factor=None``.
+
     >>> import cellkit as ms
     >>> from cellkit import nn
     >>> nn.Upsample(scale_factor=2.0, mode='area')(ms.ops.ones((1, 1, 2, 2))).shape
@@ -45,7 +48,13 @@ class Upsample(Cell):
 
 
 class PixelShuffle(Cell):
-    """(*, C r², H, W) -> (*, C, H r, W r) (MindSpore 2.10's ``nn.PixelShuffle``)."""
+    """(*, C r², H, W) -> (*, C, H r, W r) (MindSpore 2.10's ``nn.PixelShuffle``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.PixelShuffle(2)(ms.ops.ones((1, 8, 3, 3))).shape
+    (1, 2, 6, 6)
+    """
 
     def __init__(self, upscale_factor):
         super().__init__()
@@ -56,7 +65,13 @@ class PixelShuffle(Cell):
 
 
 class PixelUnshuffle(Cell):
-    """(*, C, H r, W r) -> (*, C r², H, W) (MindSpore 2.10's ``nn.PixelUnshuffle``)."""
+    """(*, C, H r, W r) -> (*, C r², H, W) (MindSpore 2.10's ``nn.PixelUnshuffle``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.PixelUnshuffle(2)(ms.ops.ones((1, 2, 6, 6))).shape
+    (1, 8, 3, 3)
+    """
 
     def __init__(self, downscale_factor):
         super().__init__()

@@ -178,7 +178,10 @@ class BatchNorm3d(Cell):
     As MindSpore's, it holds a ``BatchNorm2d`` named ``bn2d`` and runs it on the
     input reshaped to (N, C, D*H, W), so its Parameters are
     ``bn2d.moving_mean``, ``bn2d.moving_variance``, ``bn2d.gamma``, ``bn2d.beta``.
-    Arguments as ``BatchNorm2d``'s, without ``data_format``.
+    Arguments as ``BatchNorm2d``'s, without ``data_format``; defaults (MindSpore 2.10's):
+    ``eps=1e-05``, ``momentum=0.9``, ``affine=True``, ``gamma_init='ones'``, ``beta_init='zeros'``,
+    ``moving_mean_init='zeros'``, ``moving_var_init='ones'``, ``use_batch_statistics=None``,
+    ``dtype=Float32``.
 
     >>> import cellkit as ms
     >>> from cellkit import nn
@@ -242,6 +245,10 @@ class SyncBatchNorm(_BatchNorm):
 
 class LayerNorm(Cell):
     """Layer normalisation (MindSpore 2.10's ``nn.LayerNorm``).
+
+    Defaults (MindSpore 2.10's): ``eps=1e-05``, ``momentum=0.9``, ``affine=True``,
+    ``gamma_init='ones'``, ``beta_init='zeros'``, ``moving_mean_init='zeros'``,
+    ``moving_var_init='ones'``, ``use_batch_statistics=None``, ``dtype=Float32``.
 
     The statistics (biased variance) are taken over the axes from
     ``begin_norm_axis`` to the end; ``gamma`` and ``beta`` have shape
@@ -420,6 +427,9 @@ class _InstanceNorm(Cell):
 class InstanceNorm1d(_InstanceNorm):
     """Instance normalisation of an (N, C, L) input (MindSpore 2.10's ``nn.InstanceNorm1d``).
 
+    Defaults (MindSpore 2.10's): ``eps=1e-05``, ``momentum=0.1``, ``affine=True``,
+    ``gamma_init='ones'``, ``beta_init='zeros'``, ``dtype=Float32``.
+
     >>> import cellkit as ms
     >>> from cellkit import nn
     >>> nn.InstanceNorm1d(2)(ms.Tensor([[[0., 2.], [1., 1.]]])).round(3).tolist()
@@ -430,12 +440,30 @@ class InstanceNorm1d(_InstanceNorm):
 
 
 class InstanceNorm2d(_InstanceNorm):
-    """Instance normalisation of an (N, C, H, W) input (MindSpore 2.10's ``nn.InstanceNorm2d``)."""
+    """Instance normalisation of an (N, C, H, W) input (MindSpore 2.10's ``nn.InstanceNorm2d``).
+
+    Defaults (MindSpore 2.10's): ``eps=1e-05``, ``momentum=0.1``, ``affine=True``,
+    ``gamma_init='ones'``, ``beta_init='zeros'``, ``dtype=Float32``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.InstanceNorm2d(3)(ms.ops.ones((2, 3, 4, 4))).shape
+    (2, 3, 4, 4)
+    """
 
     _ndim = 4
 
 
 class InstanceNorm3d(_InstanceNorm):
-    """Instance normalisation of an (N, C, D, H, W) input (MindSpore 2.10's ``nn.InstanceNorm3d``)."""
+    """Instance normalisation of an (N, C, D, H, W) input (MindSpore 2.10's ``nn.InstanceNorm3d``).
+
+    Defaults (MindSpore 2.10's): ``eps=1e-05``, ``momentum=0.1``, ``affine=True``,
+    ``gamma_init='ones'``, ``beta_init='zeros'``, ``dtype=Float32``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.InstanceNorm3d(3)(ms.ops.ones((2, 3, 2, 4, 4))).shape
+    (2, 3, 2, 4, 4)
+    """
 
     _ndim = 5

@@ -88,25 +88,25 @@ def _make(name, dims, mode, exact=False, doc=""):
 
 
 ConstantPad1d = _make("ConstantPad1d", 1, "constant", exact=True,
-                      doc="Pad the last axis with ``value``: ``padding`` an int or ``(left, right)``.")
+                      doc="Pad the last axis with ``value``: ``padding`` an int or ``(left, right)``.\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ConstantPad1d((1, 2), 0.5)(ms.ops.ones((1, 2, 3))).shape\n(1, 2, 6)\n")
 ConstantPad2d = _make("ConstantPad2d", 2, "constant",
-                      doc="Pad the last two axes with ``value``: ``(left, right, top, bottom)`` or an int.")
+                      doc="Pad the last two axes with ``value``: ``(left, right, top, bottom)`` or an int.\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ConstantPad2d(1, 0.5)(ms.ops.ones((1, 2, 3))).shape\n(1, 4, 5)\n")
 ConstantPad3d = _make("ConstantPad3d", 3, "constant",
-                      doc="Pad the last three axes with ``value``: up to 6 ints, last axis first, or an int.")
+                      doc="Pad the last three axes with ``value``: up to 6 ints, last axis first, or an int.\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ConstantPad3d(1, 0.5)(ms.ops.ones((1, 2, 3, 4))).shape\n(1, 4, 5, 6)\n")
 ZeroPad2d = _make("ZeroPad2d", 2, "constant",
-                  doc="Pad the last two axes with zeros: ``(left, right, top, bottom)`` or an int.")
+                  doc="Pad the last two axes with zeros: ``(left, right, top, bottom)`` or an int.\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ZeroPad2d((1, 1, 2, 0))(ms.ops.ones((1, 1, 2, 2))).shape\n(1, 1, 4, 4)\n")
 ReflectionPad1d = _make("ReflectionPad1d", 1, "reflect",
-                        doc="Reflect-pad the last axis of a 2-D or 3-D input (edge not repeated).")
+                        doc="Reflect-pad the last axis of a 2-D or 3-D input (edge not repeated).\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ReflectionPad1d(1)(ms.Tensor([[[1., 2., 3.]]]))\nArray([[[2., 1., 2., 3., 2.]]], dtype=float32)\n")
 ReflectionPad2d = _make("ReflectionPad2d", 2, "reflect",
-                        doc="Reflect-pad the last two axes of a 3-D or 4-D input.")
+                        doc="Reflect-pad the last two axes of a 3-D or 4-D input.\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ReflectionPad2d(1)(ms.ops.ones((1, 1, 3, 3))).shape\n(1, 1, 5, 5)\n")
 ReflectionPad3d = _make("ReflectionPad3d", 3, "reflect",
-                        doc="Reflect-pad the last three axes of a 4-D or 5-D input.")
+                        doc="Reflect-pad the last three axes of a 4-D or 5-D input.\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ReflectionPad3d(1)(ms.ops.ones((1, 1, 2, 3, 3))).shape\n(1, 1, 4, 5, 5)\n")
 ReplicationPad1d = _make("ReplicationPad1d", 1, "replicate",
-                         doc="Repeat the edge values of the last axis of a 2-D or 3-D input.")
+                         doc="Repeat the edge values of the last axis of a 2-D or 3-D input.\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ReplicationPad1d((2, 1))(ms.Tensor([[[1., 2., 3.]]]))\nArray([[[1., 1., 1., 2., 3., 3.]]], dtype=float32)\n")
 ReplicationPad2d = _make("ReplicationPad2d", 2, "replicate",
-                         doc="Repeat the edge values of the last two axes of a 3-D or 4-D input.")
+                         doc="Repeat the edge values of the last two axes of a 3-D or 4-D input.\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ReplicationPad2d(1)(ms.ops.ones((1, 1, 3, 3))).shape\n(1, 1, 5, 5)\n")
 ReplicationPad3d = _make("ReplicationPad3d", 3, "replicate",
-                         doc="Repeat the edge values of the last three axes of a 4-D or 5-D input.")
+                         doc="Repeat the edge values of the last three axes of a 4-D or 5-D input.\n\n>>> import cellkit as ms\n>>> from cellkit import nn\n>>> nn.ReplicationPad3d(1)(ms.ops.ones((1, 1, 2, 3, 3))).shape\n(1, 1, 4, 5, 5)\n")
 
 
 class Pad(Cell):

@@ -100,6 +100,9 @@ class _MaxPool(_Pool):
 class MaxPool1d(_MaxPool):
     """1-D max pooling of (N, C, L) or (C, L) (MindSpore 2.10's ``nn.MaxPool1d``).
 
+    Defaults (MindSpore 2.10's): ``kernel_size=1``, ``stride=1``, ``pad_mode='valid'``,
+    ``padding=0``, ``dilation=1``, ``return_indices=False``, ``ceil_mode=False``.
+
     Args as ``MaxPool2d``'s, each an int; ``padding``, ``dilation``,
     ``return_indices`` and ``ceil_mode`` need ``pad_mode='pad'``.
 
@@ -119,6 +122,9 @@ class MaxPool1d(_MaxPool):
 
 class MaxPool3d(_MaxPool):
     """3-D max pooling of (N, C, D, H, W) or (C, D, H, W) (MindSpore 2.10's ``nn.MaxPool3d``).
+
+    Defaults (MindSpore 2.10's): ``kernel_size=1``, ``stride=1``, ``pad_mode='valid'``,
+    ``padding=0``, ``dilation=1``, ``return_indices=False``, ``ceil_mode=False``.
 
     >>> import cellkit as ms
     >>> from cellkit import nn
@@ -157,6 +163,9 @@ class _AvgPool(_Pool):
 class AvgPool1d(_AvgPool):
     """1-D average pooling of (N, C, L) or (C, L) (MindSpore 2.10's ``nn.AvgPool1d``).
 
+    Defaults (MindSpore 2.10's): ``kernel_size=1``, ``stride=1``, ``pad_mode='valid'``,
+    ``padding=0``, ``ceil_mode=False``, ``count_include_pad=True``.
+
     As in MindSpore, with every option at its default ``'same'`` divides by
     the real cells of a window (TensorFlow's rule); once ``pad_mode='pad'``,
     ``padding``, ``ceil_mode`` or ``count_include_pad=False`` is given, padded
@@ -181,6 +190,9 @@ class AvgPool1d(_AvgPool):
 
 class AvgPool3d(_AvgPool):
     """3-D average pooling of (N, C, D, H, W) or (C, D, H, W) (MindSpore 2.10's ``nn.AvgPool3d``).
+
+    Defaults (MindSpore 2.10's): ``kernel_size=1``, ``stride=1``, ``pad_mode='valid'``,
+    ``padding=0``, ``ceil_mode=False``, ``count_include_pad=True``, ``divisor_override=None``.
 
     Padded cells (also those of ``'same'``) count in the divisor when
     ``count_include_pad``; ``divisor_override`` replaces it.
@@ -244,7 +256,13 @@ class AdaptiveAvgPool1d(_Adaptive1d):
 
 
 class AdaptiveMaxPool1d(_Adaptive1d):
-    """Max pooling of (N, C, L) to ``output_size`` (MindSpore 2.10's ``nn.AdaptiveMaxPool1d``)."""
+    """Max pooling of (N, C, L) to ``output_size`` (MindSpore 2.10's ``nn.AdaptiveMaxPool1d``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.AdaptiveMaxPool1d(2)(ms.Tensor([[[0., 5., 1., 7., 2., 3., 9., 4.]]]))
+    Array([[[7., 9.]]], dtype=float32)
+    """
 
     def construct(self, x):
         return adaptive_max_core(self._input(x), output_size=(self.output_size,), return_indices=False)

@@ -162,6 +162,9 @@ class TransformerEncoderLayer(_LayerBase):
 class TransformerDecoderLayer(_LayerBase):
     """Self-attention, attention over ``memory``, then a feed-forward block (MindSpore 2.10).
 
+    Defaults (MindSpore 2.10's): ``dim_feedforward=2048``, ``dropout=0.1``, ``activation='relu'``,
+    ``layer_norm_eps=1e-05``, ``batch_first=False``, ``norm_first=False``, ``dtype=Float32``.
+
     Arguments as :class:`TransformerEncoderLayer`. Inputs: ``tgt``, ``memory``,
     ``tgt_mask``, ``memory_mask``, ``tgt_key_padding_mask``, ``memory_key_padding_mask``.
 
