@@ -22,6 +22,9 @@ TRAIN = [v.name for v in variants.TRAIN]
 EAGER = [v.name for v in variants.EAGER]
 
 
+# End-to-end benchmark runs (smoke sizes): the 64-bit CI pass skips them.
+pytestmark = pytest.mark.slow
+
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "smoke.json"
