@@ -26,18 +26,36 @@ __all__ = ["MAELoss", "L1LossExt", "RMSELoss", "HuberLoss", "SoftMarginLoss", "B
 
 
 class MAELoss(LossBase):
-    """Mean absolute error ``|logits - label|`` (``nn.MAELoss(reduction='mean')``), reduced by ``get_loss``."""
+    """Mean absolute error ``|logits - label|`` (``nn.MAELoss(reduction='mean')``), reduced by ``get_loss``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.MAELoss()(ms.Tensor([1., 2.]), ms.Tensor([0., 0.]))
+    Array(1.5, dtype=float32)
+    """
 
     def construct(self, logits, label):
         return self.get_loss(L.l1_loss(logits, label, "none"))
 
 
 class L1LossExt(MAELoss):
-    """``nn.L1LossExt(reduction='mean')``: the L1 loss (as ``MAELoss``)."""
+    """``nn.L1LossExt(reduction='mean')``: the L1 loss (as ``MAELoss``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.L1LossExt('sum')(ms.Tensor([1., 2.]), ms.Tensor([0., 0.]))
+    Array(3., dtype=float32)
+    """
 
 
 class RMSELoss(LossBase):
-    """``sqrt(mean((logits - label)**2))`` (``nn.RMSELoss()``; no arguments)."""
+    """``sqrt(mean((logits - label)**2))`` (``nn.RMSELoss()``; no arguments).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.RMSELoss()(ms.Tensor([3., 3.]), ms.Tensor([0., 0.]))
+    Array(3., dtype=float32)
+    """
 
     def __init__(self):
         super().__init__()
@@ -48,7 +66,13 @@ class RMSELoss(LossBase):
 
 
 class HuberLoss(LossBase):
-    """``ops.huber_loss`` (``nn.HuberLoss(reduction='mean', delta=1.0)``)."""
+    """``ops.huber_loss`` (``nn.HuberLoss(reduction='mean', delta=1.0)``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.HuberLoss()(ms.Tensor([0., 3.]), ms.Tensor([0.5, 0.]))
+    Array(1.3125, dtype=float32)
+    """
 
     def __init__(self, reduction="mean", delta=1.0):
         super().__init__(reduction)
@@ -62,14 +86,26 @@ class HuberLoss(LossBase):
 
 
 class SoftMarginLoss(LossBase):
-    """``ops.soft_margin_loss`` (``nn.SoftMarginLoss(reduction='mean')``)."""
+    """``ops.soft_margin_loss`` (``nn.SoftMarginLoss(reduction='mean')``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.SoftMarginLoss()(ms.Tensor([0., 0.]), ms.Tensor([1., -1.]))
+    Array(0.6931472, dtype=float32)
+    """
 
     def construct(self, logits, labels):
         return L.soft_margin_loss(logits, labels, self.reduction)
 
 
 class BCELoss(LossBase):
-    """``ops.binary_cross_entropy`` on probabilities (``nn.BCELoss(weight=None, reduction='mean')``)."""
+    """``ops.binary_cross_entropy`` on probabilities (``nn.BCELoss(weight=None, reduction='mean')``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.BCELoss()(ms.Tensor([0.5, 0.5]), ms.Tensor([1., 0.]))
+    Array(0.6931472, dtype=float32)
+    """
 
     def __init__(self, weight=None, reduction="mean"):
         super().__init__(reduction)
@@ -80,7 +116,13 @@ class BCELoss(LossBase):
 
 
 class KLDivLoss(LossBase):
-    """``ops.kl_div`` (``nn.KLDivLoss(reduction='mean')``; also ``'batchmean'``)."""
+    """``ops.kl_div`` (``nn.KLDivLoss(reduction='mean')``; also ``'batchmean'``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.KLDivLoss('sum')(ms.Tensor([0., 0.]), ms.Tensor([0.5, 0.5]))
+    Array(-0.6931472, dtype=float32)
+    """
 
     def __init__(self, reduction="mean"):
         LossBase.__init__(self, "none")
@@ -92,7 +134,13 @@ class KLDivLoss(LossBase):
 
 
 class MarginRankingLoss(LossBase):
-    """``ops.margin_ranking_loss`` (``nn.MarginRankingLoss(margin=0.0, reduction='mean')``)."""
+    """``ops.margin_ranking_loss`` (``nn.MarginRankingLoss(margin=0.0, reduction='mean')``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.MarginRankingLoss()(ms.Tensor([1., 2.]), ms.Tensor([2., 1.]), ms.Tensor([1., 1.]))
+    Array(0.5, dtype=float32)
+    """
 
     def __init__(self, margin=0.0, reduction="mean"):
         super().__init__(reduction)
@@ -103,7 +151,13 @@ class MarginRankingLoss(LossBase):
 
 
 class CosineEmbeddingLoss(LossBase):
-    """``ops.cosine_embedding_loss`` (``nn.CosineEmbeddingLoss(margin=0.0, reduction='mean')``)."""
+    """``ops.cosine_embedding_loss`` (``nn.CosineEmbeddingLoss(margin=0.0, reduction='mean')``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.CosineEmbeddingLoss()(ms.Tensor([[1., 0.]]), ms.Tensor([[0., 1.]]), ms.Tensor([1]))
+    Array(1., dtype=float32)
+    """
 
     def __init__(self, margin=0.0, reduction="mean"):
         super().__init__(reduction)
@@ -114,7 +168,13 @@ class CosineEmbeddingLoss(LossBase):
 
 
 class HingeEmbeddingLoss(LossBase):
-    """``ops.hinge_embedding_loss`` (``nn.HingeEmbeddingLoss(margin=1.0, reduction='mean')``)."""
+    """``ops.hinge_embedding_loss`` (``nn.HingeEmbeddingLoss(margin=1.0, reduction='mean')``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.HingeEmbeddingLoss()(ms.Tensor([0.5, 0.5]), ms.Tensor([1., -1.]))
+    Array(0.5, dtype=float32)
+    """
 
     def __init__(self, margin=1.0, reduction="mean"):
         super().__init__(reduction)
@@ -126,7 +186,13 @@ class HingeEmbeddingLoss(LossBase):
 
 class MultiMarginLoss(LossBase):
     """``ops.multi_margin_loss`` (``nn.MultiMarginLoss(p=1, margin=1.0, reduction='mean', weight=None)``;
-    a float ``margin``)."""
+    a float ``margin``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.MultiMarginLoss()(ms.Tensor([[1., 0.]]), ms.Tensor([0]))
+    Array(0., dtype=float32)
+    """
 
     def __init__(self, p=1, margin=1.0, reduction="mean", weight=None):
         super().__init__(reduction)
@@ -140,14 +206,26 @@ class MultiMarginLoss(LossBase):
 
 
 class MultilabelMarginLoss(LossBase):
-    """``ops.multilabel_margin_loss`` (``nn.MultilabelMarginLoss(reduction='mean')``)."""
+    """``ops.multilabel_margin_loss`` (``nn.MultilabelMarginLoss(reduction='mean')``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.MultilabelMarginLoss()(ms.Tensor([[1., 0.]]), ms.Tensor([[0, -1]]))
+    Array(0., dtype=float32)
+    """
 
     def construct(self, x, target):
         return L.multilabel_margin_loss(x, target, self.reduction)
 
 
 class MultiLabelSoftMarginLoss(LossBase):
-    """``ops.multilabel_soft_margin_loss`` (``nn.MultiLabelSoftMarginLoss(weight=None, reduction='mean')``)."""
+    """``ops.multilabel_soft_margin_loss`` (``nn.MultiLabelSoftMarginLoss(weight=None, reduction='mean')``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.MultiLabelSoftMarginLoss()(ms.Tensor([[0., 0.]]), ms.Tensor([[1., 0.]]))
+    Array(0.6931472, dtype=float32)
+    """
 
     def __init__(self, weight=None, reduction="mean"):
         super().__init__(reduction)
@@ -159,7 +237,13 @@ class MultiLabelSoftMarginLoss(LossBase):
 
 class TripletMarginLoss(LossBase):
     """``ops.triplet_margin_loss``
-    (``nn.TripletMarginLoss(p=2, swap=False, eps=1e-06, reduction='mean', margin=1.0)``)."""
+    (``nn.TripletMarginLoss(p=2, swap=False, eps=1e-06, reduction='mean', margin=1.0)``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.TripletMarginLoss()(ms.Tensor([[0., 0.]]), ms.Tensor([[0., 0.]]), ms.Tensor([[3., 4.]])).shape
+    ()
+    """
 
     def __init__(self, p=2, swap=False, eps=1e-06, reduction="mean", margin=1.0):
         super().__init__(reduction)
@@ -173,7 +257,13 @@ class TripletMarginLoss(LossBase):
 class PoissonNLLLoss(LossBase):
     """Poisson negative log-likelihood (``nn.PoissonNLLLoss(log_input=True, full=False, eps=1e-08,
     reduction='mean')``): ``exp(x) - y x`` (``x - y log(x + eps)`` without ``log_input``), plus
-    Stirling's term for ``y > 1`` when ``full``."""
+    Stirling's term for ``y > 1`` when ``full``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.PoissonNLLLoss()(ms.Tensor([0., 0.]), ms.Tensor([1., 2.]))
+    Array(1., dtype=float32)
+    """
 
     def __init__(self, log_input=True, full=False, eps=1e-08, reduction="mean"):
         super().__init__(reduction)
@@ -191,7 +281,13 @@ class PoissonNLLLoss(LossBase):
 
 
 class GaussianNLLLoss(LossBase):
-    """``ops.gaussian_nll_loss`` (``nn.GaussianNLLLoss(*, full=False, eps=1e-06, reduction='mean')``)."""
+    """``ops.gaussian_nll_loss`` (``nn.GaussianNLLLoss(*, full=False, eps=1e-06, reduction='mean')``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.GaussianNLLLoss()(ms.Tensor([0.]), ms.Tensor([1.]), ms.Tensor([1.]))
+    Array(0.5, dtype=float32)
+    """
 
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
         super().__init__(reduction)
@@ -204,7 +300,13 @@ class GaussianNLLLoss(LossBase):
 
 
 class CTCLoss(LossBase):
-    """``ops.ctc_loss`` (``nn.CTCLoss(blank=0, reduction='mean', zero_infinity=False)``)."""
+    """``ops.ctc_loss`` (``nn.CTCLoss(blank=0, reduction='mean', zero_infinity=False)``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.CTCLoss()(ms.ops.log_softmax(ms.ops.zeros((2, 1, 2))), ms.Tensor([[1]]), ms.Tensor([2]), ms.Tensor([1])).shape
+    ()
+    """
 
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
         super().__init__(reduction)
@@ -216,7 +318,13 @@ class CTCLoss(LossBase):
 
 
 class DiceLoss(LossBase):
-    """``1 - 2 sum(x y) / (sum(x x) + sum(y y) + smooth)`` over all elements (``nn.DiceLoss(smooth=1e-5)``)."""
+    """``1 - 2 sum(x y) / (sum(x x) + sum(y y) + smooth)`` over all elements (``nn.DiceLoss(smooth=1e-5)``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.DiceLoss()(ms.Tensor([1., 0.]), ms.Tensor([1., 0.])).shape
+    ()
+    """
 
     def __init__(self, smooth=1e-5):
         super().__init__()
