@@ -26,6 +26,9 @@ from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from . import common, ops, parallel, random
 from . import nn
 from . import train
+from . import amp
+from .train import Model
+from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 
 __version__ = "0.1.0"
 
@@ -37,6 +40,7 @@ __all__ = [
     "bfloat16", "float32", "float64", "bool_", "complex64", "complex128",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "common", "train", "communication",
     "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context", "reset_auto_parallel_context",
+    "amp", "Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
 ]
 
 

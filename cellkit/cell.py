@@ -40,6 +40,14 @@ __all__ = ["Cell"]
 
 # Set by the engine: handles GRAPH_MODE calls and Cells with a custom bprop.
 special_call = [None]
+# Set by cellkit.amp: runs a Cell that has a mixed-precision type (``Cell.to_float``).
+precision_call = [None]
+
+
+def _special_call(cell, args, kwargs):
+    if cell._mixed_precision_type is not None and not (context.graph[0] and local.frame is None):
+        return precision_call[0](cell, args, kwargs)
+    return special_call[0](cell, args, kwargs)
 
 
 def _hides_class_attribute(cls, name) -> bool:
@@ -255,6 +263,7 @@ class Cell:
     """
 
     _ck_bprop = False
+    _mixed_precision_type = None  # set by to_float: the float type this Cell computes in
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -508,8 +517,8 @@ class Cell:
         raise NotImplementedError(f"{self.cls_name} must define construct()")
 
     def __call__(self, *args, **kwargs):
-        if self._ck_bprop or (context.graph[0] and local.frame is None):
-            return special_call[0](self, args, kwargs)
+        if self._ck_bprop or self._mixed_precision_type is not None or (context.graph[0] and local.frame is None):
+            return _special_call(self, args, kwargs)
         try:
             return self.construct(*args, **kwargs)
         except Exception as err:
@@ -518,6 +527,32 @@ class Cell:
             if new is None:
                 raise
             raise new from err
+
+    def to_float(self, dst_type) -> "Cell":
+        """Compute this Cell and its sub-Cells in ``dst_type`` (float16, bfloat16 or float32).
+
+        As MindSpore: floating Tensor inputs and the Cell's own Parameters are cast to
+        ``dst_type`` when it is called; the Parameters stay stored in their own type and their
+        gradients come back in it. A later call on a sub-Cell overrides its setting.
+
+        >>> import cellkit as ms
+        >>> from cellkit import nn
+        >>> net = nn.Dense(2, 1).to_float(ms.float16)
+        >>> net(ms.Tensor([[1.0, 2.0]])).dtype, net.weight.dtype
+        (dtype('float16'), Float32)
+        """
+        from . import dtype as mstype
+        if dst_type not in (mstype.float16, mstype.float32, mstype.bfloat16):
+            raise ValueError("For 'to_float', the argument 'dst_type' must be mstype.float32, mstype.float16 or "
+                             f"mstype.bfloat16, but got type: {type(dst_type)} and value: {dst_type}.")
+        for _, cell in self.cells_and_names():
+            cell._check_mutable("to_float", dst_type)
+            d = cell.__dict__
+            d["_mixed_precision_type"] = dst_type
+            d["fp16"], d["fp32"], d["bf16"] = (dst_type == mstype.float16, dst_type == mstype.float32,
+                                               dst_type == mstype.bfloat16)
+        bump_structure()
+        return self
 
     def shard(self, mesh, rules=None) -> "Cell":
         """Annotate Parameters by name ``rules`` and place them on ``mesh``: :func:`cellkit.parallel.shard`.

@@ -1,7 +1,7 @@
 """Read the fixtures that ``tests/fixtures/record/*.py`` recorded under MindSpore 2.10.
 
->>> cases = load("example")          # doctest: +SKIP
->>> cases["relu_f32"]["output"]      # a NumPy array, as MindSpore returned it
+``load("dataset")["vision/resize_pair"]["output"]`` is the NumPy array MindSpore returned for
+that case; ``["inputs"]`` its inputs, ``["error"]`` the exception type where it refused them.
 """
 
 import json

@@ -28,6 +28,10 @@ __all__ = ["Cell", *layer.__all__, *loss.__all__, *optim.__all__, *wrap.__all__,
            *learning_rate_schedule.__all__, *dynamic_lr.__all__]
 
 def __getattr__(name):
+    # MindSpore's nn also exports the metrics (train sits above nn: imported on first use)
+    from ..train import metrics
+    if name in metrics.__all__:
+        return getattr(metrics, name)
     from ..suggest import did_you_mean
     public = [n for n in globals() if not n.startswith("_")]
     raise AttributeError(f"module 'cellkit.nn' has no attribute {name!r}{did_you_mean(name, public)}")

@@ -1,6 +1,20 @@
-"""``cellkit.train``: MindSpore's training API (``mindspore.train``)."""
+"""``cellkit.train``: MindSpore's training API (``mindspore.train``): ``Model``, callbacks, metrics,
+loss-scale managers and checkpoints."""
 
-from . import serialization
+from . import callback, loss_scale_manager, metrics, serialization
+from .callback import *  # noqa: F401,F403
+from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
+from .metrics import *  # noqa: F401,F403
+from .model import Model
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
-__all__ = ["serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
+
+def build_train_network(*args, **kwargs):
+    """:func:`cellkit.amp.build_train_network` (MindSpore exports it here too)."""
+    from ..amp import build_train_network as build
+    return build(*args, **kwargs)
+
+
+__all__ = ["Model", "callback", "metrics", "serialization", "loss_scale_manager", "save_checkpoint",
+           "load_checkpoint", "load_param_into_net", "build_train_network", "LossScaleManager",
+           "FixedLossScaleManager", "DynamicLossScaleManager", *callback.__all__, *metrics.__all__]
