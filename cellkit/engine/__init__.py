@@ -18,7 +18,8 @@ written. Parameters read through a frame never become baked-in constants:
 Modules: ``frame`` (Frame and its helpers), ``capture`` (Cell signatures, the
 globals and closures a function reaches), ``arguments`` (how ``jit`` splits a
 call), ``jit``, ``grad`` (``grad``/``value_and_grad``), ``bprop`` (custom
-``bprop`` and GRAPH_MODE calls).
+``bprop`` and GRAPH_MODE calls), ``transforms`` (``vjp``, ``jvp``, Jacobians,
+Hessians, ``GradOperation``, all over one helper, ``pure``), ``vmap``.
 
 >>> import numpy as np
 >>> import cellkit as ms
@@ -38,5 +39,8 @@ from .capture import cell_signature  # noqa: F401
 from .jit import JitFunction, compile_count, jit
 from .grad import GradFunction, grad, value_and_grad
 from .bprop import _graph_call  # noqa: F401  (installs the custom-bprop hook; tests read it)
+from .transforms import GradOperation, hessian, hvp, jacfwd, jacrev, jvp, vjp
+from .vmap import vmap
 
-__all__ = ["jit", "grad", "value_and_grad", "JitFunction", "GradFunction", "Frame", "compile_count"]
+__all__ = ["jit", "grad", "value_and_grad", "JitFunction", "GradFunction", "Frame", "compile_count",
+           "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap", "GradOperation"]

@@ -7,5 +7,6 @@ Array([-1. ,  0.5,  1. ], dtype=float32)
 """
 
 from ..function import clip_by_value
+from ...engine import GradOperation
 
-__all__ = ["clip_by_value"]
+__all__ = ["clip_by_value", "GradOperation"]
