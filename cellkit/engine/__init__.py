@@ -19,7 +19,10 @@ Modules: ``frame`` (Frame and its helpers), ``capture`` (Cell signatures, the
 globals and closures a function reaches), ``arguments`` (how ``jit`` splits a
 call), ``jit``, ``grad`` (``grad``/``value_and_grad``), ``bprop`` (custom
 ``bprop`` and GRAPH_MODE calls), ``transforms`` (``vjp``, ``jvp``, Jacobians,
-Hessians, ``GradOperation``, all over one helper, ``pure``), ``vmap``.
+Hessians, ``GradOperation``, all over one helper, ``pure``), ``vmap``,
+``recompute`` (``jax.checkpoint``), ``hooks`` (Cell hooks, ``HookBackward``,
+``InsertGradientOf``), ``control_flow`` (``ForiLoop``, ``WhileLoop``, ``Scan`` with
+state), ``fallback`` (Python control flow on traced values under ``jit``).
 
 >>> import numpy as np
 >>> import cellkit as ms
@@ -41,6 +44,10 @@ from .grad import GradFunction, grad, value_and_grad
 from .bprop import _graph_call  # noqa: F401  (installs the custom-bprop hook; tests read it)
 from .transforms import GradOperation, hessian, hvp, jacfwd, jacrev, jvp, vjp
 from .vmap import vmap
+from .recompute import POLICIES, recompute
+from .hooks import HookBackward, InsertGradientOf  # also installs the hook-running call path
+from .control_flow import ForiLoop, Scan, WhileLoop
 
 __all__ = ["jit", "grad", "value_and_grad", "JitFunction", "GradFunction", "Frame", "compile_count",
-           "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap", "GradOperation"]
+           "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap", "GradOperation", "recompute",
+           "POLICIES", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import jax
 
-from ...engine import (GradOperation, grad, hessian, hvp, jacfwd, jacrev, jvp, value_and_grad, vjp,
-                       vmap)
+from ...engine import (ForiLoop, GradOperation, HookBackward, InsertGradientOf, Scan, WhileLoop, grad, hessian, hvp, jacfwd, jacrev, jvp,
+                       value_and_grad, vjp, vmap)
 from ._utils import _v, exporter
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap",
-           "GradOperation"]
+           "GradOperation", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan"]
 _public = exporter(__all__)
 
 
