@@ -30,7 +30,7 @@ import numpy as np
 
 from . import dtype as mstype
 from .cell import Cell, _call_failed, precision_call, special_call
-from .engine.frame import Frame, _Active, _apply_writes
+from .engine import Frame, _Active, _apply_writes
 from .parameter import Parameter, bump_structure, local
 from .train._loss_scale_cell import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,
                                      TrainOneStepWithLossScaleCell)

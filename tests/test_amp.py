@@ -147,3 +147,17 @@ def test_build_train_network_levels():
         amp.build_train_network(amp_net(), opt, nn.MSELoss(), level="O2", foo=1)
     with pytest.raises(NotImplementedError, match="auto"):
         amp.build_train_network(amp_net(), opt, nn.MSELoss(), level="auto")
+
+
+def test_o2_eval_keeps_integer_labels_as_class_indices():
+    # MindSpore's WithEvalCell casts only floating tensors to float32 (mixed_precision_cast).
+    from cellkit.train import Model
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 3)])
+    model = Model(net, nn.CrossEntropyLoss(), nn.Adam(net.trainable_params(), 1e-3), amp_level="O2",
+                  metrics={"accuracy"})
+    x = np.random.default_rng(0).standard_normal((6, 4)).astype(np.float32)
+    y = np.array([0, 1, 2, 0, 1, 2], np.int32)
+    got = model.eval([(x, y)])["accuracy"]
+    want = float(np.mean(np.argmax(np.asarray(net(ms.Tensor(x)), np.float32), -1) == y))
+    assert got == want

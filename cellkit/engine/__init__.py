@@ -17,12 +17,14 @@ written. Parameters read through a frame never become baked-in constants:
 
 Modules: ``frame`` (Frame and its helpers), ``capture`` (Cell signatures, the
 globals and closures a function reaches), ``arguments`` (how ``jit`` splits a
-call), ``jit``, ``grad`` (``grad``/``value_and_grad``), ``bprop`` (custom
-``bprop`` and GRAPH_MODE calls), ``transforms`` (``vjp``, ``jvp``, Jacobians,
-Hessians, ``GradOperation``, all over one helper, ``pure``), ``vmap``,
-``recompute`` (``jax.checkpoint``), ``hooks`` (Cell hooks, ``HookBackward``,
-``InsertGradientOf``), ``control_flow`` (``ForiLoop``, ``WhileLoop``, ``Scan`` with
-state), ``fallback`` (Python control flow on traced values under ``jit``).
+call), ``jit_function`` (``jit``), ``grad_function`` (``grad``,
+``value_and_grad``), ``bprop`` (custom ``bprop`` and GRAPH_MODE calls),
+``custom_jvp`` (Cells with a forward-mode rule), ``transforms`` (``vjp``, ``jvp``,
+Jacobians, Hessians, ``GradOperation``, all over one helper, ``pure``), ``batching``
+(``vmap``), ``checkpointing`` (``recompute`` on ``jax.checkpoint``), ``hooks`` (Cell
+hooks, ``HookBackward``, ``InsertGradientOf``), ``control_flow`` (``ForiLoop``,
+``WhileLoop``, ``Scan`` with state), ``fallback`` (Python control flow on traced
+values under ``jit``).
 
 >>> import numpy as np
 >>> import cellkit as ms
@@ -37,14 +39,14 @@ state), ``fallback`` (Python control flow on traced values under ``jit``).
 array([7., 8., 9.], dtype=float32)
 """
 
-from .frame import Frame, _Rediscover  # noqa: F401  (_Rediscover: tests)
+from .frame import Frame, _Active, _apply_writes, _Rediscover  # noqa: F401  (cellkit.amp, tests)
 from .capture import cell_signature  # noqa: F401
-from .jit import JitFunction, compile_count, jit
-from .grad import GradFunction, grad, value_and_grad
+from .jit_function import JitFunction, compile_count, jit
+from .grad_function import GradFunction, grad, value_and_grad
 from .bprop import _graph_call  # noqa: F401  (installs the custom-bprop hook; tests read it)
 from .transforms import GradOperation, hessian, hvp, jacfwd, jacrev, jvp, vjp
-from .vmap import vmap
-from .recompute import POLICIES, recompute
+from .batching import vmap
+from .checkpointing import POLICIES, recompute
 from .hooks import HookBackward, InsertGradientOf  # also installs the hook-running call path
 from .control_flow import ForiLoop, Scan, WhileLoop
 

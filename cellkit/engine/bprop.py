@@ -21,7 +21,7 @@ from ..cell import _note, special_call
 from ..parameter import Parameter, local, structure_epoch
 from .custom_jvp import _call_with_jvp
 from .frame import _run_in_frame, _to_values
-from .jit import JitFunction
+from .jit_function import JitFunction
 
 __all__ = []
 

@@ -60,23 +60,23 @@ def _run_eagerly(fn, args, kwargs):
 class EagerEntry:
     """A cache entry that runs the function op by op (it took Python control flow on a traced value)."""
 
-    __slots__ = ("jf", "epoch", "covered", "captured", "place")
+    __slots__ = ("jf", "epoch", "covered", "captured", "place", "tls")
 
-    def __init__(self, jf, epoch, place):
+    def __init__(self, jf, epoch, place, tls):
         self.jf, self.epoch, self.covered, self.captured, self.place = jf, epoch, True, (), place
+        self.tls = tls  # where the jitted function keeps the call being made
 
     def plist(self, unique):
         return ()
 
     def jitted(self, vals, dyn):
-        from .jit import _tls  # the call being made now
-        call = _tls.call
+        call = self.tls.call
         if any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(dyn)):
             raise refuse(getattr(self.jf.fn, "__name__", "fn"), self.place)
         return _run_eagerly(self.jf.fn, call.args, call.kwargs), {}
 
 
-def fall_back(jf, key, err, call, epoch):
+def fall_back(jf, key, err, call, epoch, tls):
     """Warn once, replace ``jf``'s cache entry ``key`` by an op-by-op one, and run the call that way."""
     name = getattr(jf.fn, "__name__", type(jf.fn).__name__)
     place = where(err)
@@ -86,5 +86,5 @@ def fall_back(jf, key, err, call, epoch):
                       f"{name} op by op (not compiled) for inputs of this structure, as MindSpore's JIT "
                       f"fallback does; Parameters it assigns are still written back. {FIX}.",
                       RuntimeWarning, stacklevel=3)
-    jf._entries[key] = EagerEntry(jf, epoch, place)
+    jf._entries[key] = EagerEntry(jf, epoch, place, tls)
     return _run_eagerly(jf.fn, call.args, call.kwargs)

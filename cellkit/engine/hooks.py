@@ -29,7 +29,7 @@ from ..cell import _call_inner, extras_call
 from ..parameter import Parameter, local
 from .bprop import _graph_call
 from .frame import _to_values
-from .recompute import checkpointed
+from .checkpointing import checkpointed
 
 __all__ = ["HookBackward", "InsertGradientOf"]
 

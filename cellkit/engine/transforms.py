@@ -27,7 +27,7 @@ import jax.numpy as jnp
 from ..parameter import local
 from .capture import Transformed
 from .frame import _apply_writes, _run_in_frame, _to_values
-from .grad import GradFunction, _positions, _weights_tuple
+from .grad_function import GradFunction, _positions, _weights_tuple
 
 __all__ = ["vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "GradOperation", "pure"]
 

@@ -31,9 +31,11 @@ import sys
 import warnings
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ..cell import Cell
+from .. import parallel_context
 from ..engine import jit
 from ..nn.wrap.cell_wrapper import WithLossCell
 from ..parameter import Parameter
@@ -63,7 +65,8 @@ class _WithEvalCell(Cell):
     def construct(self, data, label):
         outputs = self._network(data)
         if self.add_cast_fp32:
-            label = label.astype(np.float32)
+            # MindSpore's mixed_precision_cast: only floating tensors become float32 (labels may be ints).
+            label = label.astype(np.float32) if jnp.issubdtype(label.dtype, jnp.floating) else label
             outputs = outputs.astype(np.float32)
         return self._loss_fn(outputs, label), outputs, label
 
@@ -170,8 +173,8 @@ class Model:
                           "provided); training runs as with 'O0'.", stacklevel=2)
         self._eval_network = eval_network
         self._eval_indexes = None
-        self._parallel_mode = "stand_alone"
-        self._device_number = 1
+        self._parallel_mode = parallel_context.get_auto_parallel_context("parallel_mode")
+        self._device_number = parallel_context.get_auto_parallel_context("device_num")
         self._metrics = metrics
         if optimizer is None and amp_level != "O0":
             raise ValueError("Auto mixed precision will not work because 'optimizer' is None.Please set "
@@ -370,7 +373,8 @@ class Model:
                 cb_params.train_dataset_element = element
                 list_callback.on_train_step_begin(run_context)
                 self._check_network_mode(network, True)
-                outputs = step(network, *element)
+                # In data-parallel mode the batch is split over the devices (parallel_context).
+                outputs = step(network, *parallel_context.shard_batch(*element))
                 cb_params.net_outputs = outputs
                 if drop_overflow:
                     self._loss_scale_manager.update_loss_scale(bool(np.all(np.asarray(outputs[1]))))

@@ -52,14 +52,21 @@ class ProgressBar(Callback):
         self.refresh_steps = refresh_steps
         self.leave = leave
         self._bar = None
+        self._last_epoch = None
+
+    def on_train_begin(self, run_context):
+        self._last_epoch = None
 
     def on_train_epoch_begin(self, run_context):
         from tqdm.auto import tqdm
         cb = run_context.original_args()
         total = cb.get("batch_num")
+        cur, epochs = cb.get("cur_epoch_num"), cb.get("epoch_num")
+        if self._last_epoch is None and isinstance(cur, int) and isinstance(epochs, int):
+            # epoch_num counts the epochs of this call (after initial_epoch); show the last epoch's number.
+            self._last_epoch = cur - 1 + epochs
         self._bar = tqdm(total=total if isinstance(total, int) and total < sys.maxsize else None,
-                         desc=f"epoch {cb.get('cur_epoch_num')}/{cb.get('epoch_num', '?')}", leave=self.leave,
-                         unit="step")
+                         desc=f"epoch {cur}/{self._last_epoch or '?'}", leave=self.leave, unit="step")
         self._steps = 0
 
     def on_train_step_end(self, run_context):

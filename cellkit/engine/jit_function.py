@@ -238,7 +238,7 @@ class JitFunction(Transformed):
         except CONCRETE_ERRORS as err:  # Python control flow on a traced value
             if any(isinstance(x, _Tracer) for x in jax.tree_util.tree_leaves(dyn)):
                 raise refuse(getattr(self.fn, "__name__", "fn"), where(err)) from err
-            return fall_back(self, key, err, call, structure_epoch[0])
+            return fall_back(self, key, err, call, structure_epoch[0], _tls)
         finally:
             _tls.call = _tls.dyn = None
         if writes:
