@@ -74,6 +74,9 @@ class ForiLoop:
     ``i`` in ``[lower, upper)`` (``jax.lax.fori_loop``); differentiable when the bounds are Python ints.
     ``unroll``: MindSpore's bool is a compile hint and is ignored; an int is ``jax.lax``'s unroll factor."""
 
+    def __init__(self):
+        pass  # MindSpore's loop Primitives take no constructor arguments
+
     def __call__(self, lower, upper, loop_func, init_val, unroll=True):
         init = _values(init_val)
         state = _assigned(loop_func, (jnp.asarray(lower), init))
@@ -93,6 +96,9 @@ class ForiLoop:
 class WhileLoop:
     """``WhileLoop()(cond_func, loop_func, init_val)``: ``val = loop_func(val)`` while
     ``cond_func(val)`` (``jax.lax.while_loop``; not differentiable in reverse mode, as in JAX)."""
+
+    def __init__(self):
+        pass  # MindSpore's loop Primitives take no constructor arguments
 
     def __call__(self, cond_func, loop_func, init_val):
         init = _values(init_val)
@@ -118,6 +124,9 @@ class WhileLoop:
 class Scan:
     """``Scan()(loop_func, init, xs, length=None, unroll=True)``: ``carry, y = loop_func(carry, x)``
     over the leading axis of ``xs``; returns ``(carry, stacked ys)`` (``jax.lax.scan``)."""
+
+    def __init__(self):
+        pass  # MindSpore's loop Primitives take no constructor arguments
 
     def __call__(self, loop_func, init, xs, length=None, unroll=True):
         init = _values(init)
