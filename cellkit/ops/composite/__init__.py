@@ -14,6 +14,7 @@ from .base import *  # noqa: F401,F403
 from .base import __all__ as _base_all
 from .clip_ops import *  # noqa: F401,F403
 from .clip_ops import __all__ as _clip_all
+from ...engine import GradOperation  # MindSpore's C.GradOperation (cellkit.engine.transforms)
 
 # Functional ops that MindSpore's C exports too, where cellkit.ops.function has them.
 FUNCTIONAL = ["mm", "matmul", "dot", "vecdot", "tensor_dot", "count_nonzero", "cummin", "repeat_elements",
@@ -22,4 +23,4 @@ FUNCTIONAL = ["mm", "matmul", "dot", "vecdot", "tensor_dot", "count_nonzero", "c
 _present = [n for n in FUNCTIONAL if hasattr(_function, n)]
 globals().update({n: getattr(_function, n) for n in _present})
 
-__all__ = sorted({*_base_all, *_clip_all, *_present})
+__all__ = sorted({*_base_all, *_clip_all, *_present, "GradOperation"})
