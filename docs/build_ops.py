@@ -13,6 +13,7 @@ it in). Nothing here names an op: a family added to a ``FAMILIES`` table appears
 from __future__ import annotations
 
 import inspect
+import re
 import pathlib
 import sys
 
@@ -60,10 +61,13 @@ def _first_sentence(doc) -> str:
 def _signature(obj) -> str:
     try:
         if inspect.isclass(obj):
-            return str(inspect.signature(obj.__init__)).replace("(self, ", "(").replace("(self)", "()")
-        return str(inspect.signature(obj))
+            text = str(inspect.signature(obj.__init__)).replace("(self, ", "(").replace("(self)", "()")
+        else:
+            text = str(inspect.signature(obj))
     except (TypeError, ValueError):
         return "(...)"
+    # A default that is an object prints its address: leave it out, so the file is the same on every run.
+    return re.sub(r" at 0x[0-9a-f]+", "", text)
 
 
 def load_usage(path=USAGE):
