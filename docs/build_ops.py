@@ -157,7 +157,7 @@ def build(usage=None) -> str:
         for name in sorted(module.__all__):
             cls = getattr(module, name)
             target = getattr(cls, "op", None)
-            calls = f"`{getattr(target, '__name__', repr(target))}`" if target is not None else \
+            calls = f"`{getattr(target, '__name__', re.sub(r' at 0x[0-9a-f]+', '', repr(target)))}`" if target is not None else \
                 _cell(_first_sentence(cls.__doc__))
             lines.append(f"| `{name}` | `{_cell(_signature(cls))}` | {calls} | {uses.get(('ops_prim', name), 0)} |")
         lines.append("")
