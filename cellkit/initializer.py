@@ -31,6 +31,7 @@ import numpy as np
 
 from . import dtype as mstype
 from . import random as ckrandom
+from . import tensor as _tensor
 from .suggest import did_you_mean
 
 __all__ = [
@@ -430,3 +431,5 @@ def initializer(init, shape=None, dtype=mstype.float32) -> LazyInit:
         raise ValueError("initializer: a shape is needed unless init is a tensor")
     return LazyInit(resolved, _as_shape(shape), dtype)
 
+
+_tensor._initializer[0] = initializer

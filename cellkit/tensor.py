@@ -37,6 +37,20 @@ from . import dtype as mstype
 
 __all__ = ["Tensor", "is_tensor", "x64_enabled", "default_int_dtype", "to_array", "check_data"]
 
+# ``cellkit.initializer.initializer``, installed by that module when it is imported (``import
+# cellkit`` always does). It sits above this module: its random initializers draw keys from
+# the random stream, which is a Parameter; ``Tensor(init=...)`` and ``Parameter.clone(init=...)``
+# reach it through here.
+_initializer = [None]
+
+
+def from_initializer(init, shape, dtype):
+    """The array ``initializer(init, shape, dtype)`` makes (``init``: an Initializer, a name, a number)."""
+    make = _initializer[0]
+    if make is None:
+        raise RuntimeError("cellkit.initializer is not imported yet; import cellkit first")
+    return make(init, shape, dtype).init_data()
+
 
 def x64_enabled() -> bool:
     """Whether JAX's 64-bit mode (``jax_enable_x64``) is on."""
@@ -183,10 +197,9 @@ class Tensor(metaclass=_TensorMeta):
 
     def __new__(cls, input_data=None, dtype=None, shape=None, init=None, **_ignored):
         if init is not None:
-            from .initializer import initializer
             if shape is None:
                 raise ValueError("Tensor(init=...) needs a shape")
-            return initializer(init, shape, dtype or mstype.float32).init_data()
+            return from_initializer(init, shape, dtype or mstype.float32)
         if input_data is None:
             raise ValueError("Tensor() needs input_data (or shape, dtype and init)")
         return to_array(input_data, dtype)
