@@ -157,3 +157,27 @@ def test_fixed_shape_ops_compile():
     np.testing.assert_array_equal(rows, X[1:2])
     np.testing.assert_array_equal(sl, X[:, 1::2])
     assert hot.shape == (1, 4) and idx.dtype == np.int32
+
+
+def test_moe_token_permute_reproduces_mindsporess_documented_example():
+    # Ascend-only in MindSpore 2.10, so its docstring's example is the reference.
+    tokens = ms.Tensor([[1, 1, 1], [7, 7, 7], [2, 2, 2], [1, 1, 1], [2, 2, 2], [3, 3, 3]], ms.float32)
+    permuted, where = ops.moe_token_permute(tokens, ms.Tensor([5, 0, 3, 1, 2, 4], ms.int32))
+    np.testing.assert_array_equal(permuted[:, 0], [7, 1, 2, 2, 3, 1])
+    assert where.tolist() == [5, 0, 3, 1, 2, 4] and where.dtype == np.int32
+    np.testing.assert_array_equal(ops.moe_token_unpermute(permuted, where), tokens)
+
+
+def test_moe_token_round_trip_with_top2_probs_and_its_gradient():
+    tokens = jnp.asarray(X[:, :3])
+    experts = ms.Tensor([[1, 0], [0, 2], [2, 1]])
+    probs = ms.Tensor([[0.25, 0.75]] * 3)
+    permuted, where = ops.moe_token_permute(tokens, experts)
+    assert permuted.shape == (6, 3) and sorted(where.tolist()) == list(range(6))
+    np.testing.assert_allclose(ops.moe_token_unpermute(permuted, where, probs), tokens, rtol=1e-6)
+    kept, _ = ops.moe_token_permute(tokens, experts, num_out_tokens=4)
+    assert kept.shape == (4, 3)
+    check_grads(lambda t: ops.moe_token_unpermute(ops.moe_token_permute(t, experts)[0], where, probs) ** 2,
+                (tokens,), order=1, modes=["rev"], atol=5e-2, rtol=5e-2, eps=1e-2)
+    with pytest.raises(ValueError, match="padded_mode"):
+        ops.moe_token_permute(tokens, experts, padded_mode=True)

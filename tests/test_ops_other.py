@@ -67,3 +67,27 @@ def test_depend_identity_and_stop_gradient():
     assert P.Depend()(x, x) is x
     g = jax.grad(lambda v: (P.StopGradient()(v) * v).sum())(jnp.asarray([3.]))
     assert g.tolist() == [3.]
+
+
+def test_morph_applies_fn_with_optional_bprop():
+    scale = ops.Morph(lambda x, y: x * y, lambda *s: s[0], lambda *t: t[0])
+    x = jnp.asarray([1., 2.])
+    np.testing.assert_array_equal(ms.jit(lambda a: scale(a, a))(x), [1., 4.])
+    np.testing.assert_array_equal(jax.grad(lambda a: scale(a, a).sum())(x), [2., 4.])
+    custom = ops.Morph(lambda x: x * 3, None, None, bprop_fn=lambda x, out, dout: (dout * 10,))
+    np.testing.assert_array_equal(jax.grad(lambda a: custom(a).sum())(x), [10., 10.])
+    with pytest.raises(TypeError, match="fn must be a function"):
+        ops.Morph(3, None, None)
+
+
+def test_partial_move_to_and_mixed_precision_cast():
+    assert ops.partial(ops.sub, 5)(2) == 3
+    x = ms.Tensor([1., 2.])
+    moved = ops.move_to(x, "CPU")
+    assert moved.devices() == {jax.devices("cpu")[0]} and P.MoveTo()(x, "CPU").tolist() == [1., 2.]
+    with pytest.raises(ValueError, match="no Ascend device"):
+        ops.move_to(x, "Ascend")
+    with pytest.raises(ValueError, match="to must be"):
+        ops.move_to(x, "TPU9")
+    half, n, ints = ops.mixed_precision_cast(ms.float16, (x, 3, ms.Tensor([1])))
+    assert half.dtype == np.float16 and n == 3 and ints.dtype == ms.Tensor([1]).dtype

@@ -423,3 +423,51 @@ def _segment(kind):
 for _kind in ("sum", "max", "min", "prod"):
     globals()[f"unsorted_segment_{_kind}"] = _segment(_kind)
     __all__.append(f"unsorted_segment_{_kind}")
+
+
+# ---- mixture-of-experts token routing ---------------------------------------------------------
+
+@_public
+def moe_token_permute(tokens, indices, num_out_tokens=None, padded_mode=False):
+    """Group tokens by expert: ``(permuted_tokens, sorted_indices)``.
+
+    ``indices`` (num_tokens,) or (num_tokens, topk) gives each token's experts; the rows of
+    ``tokens`` are ordered by expert (stably), each repeated once per expert it goes to, and
+    ``sorted_indices`` (Int32) gives, for each (token, k), its row in ``permuted_tokens``.
+    ``num_out_tokens`` keeps that many rows (the rest are dropped).
+
+    >>> import cellkit as ms
+    >>> out, where = ms.ops.moe_token_permute(ms.Tensor([[1.], [7.], [2.]]), ms.Tensor([2, 0, 1]))
+    >>> out.tolist(), where.tolist()
+    ([[7.0], [2.0], [1.0]], [2, 0, 1])
+    """
+    if padded_mode:
+        raise ValueError("moe_token_permute: padded_mode can only be False (as in MindSpore 2.10)")
+    x, idx = _arr(tokens), _arr(indices)
+    if x.ndim != 2 or idx.ndim not in (1, 2) or idx.shape[0] != x.shape[0]:
+        raise ValueError(f"moe_token_permute: tokens must be (num_tokens, hidden) and indices (num_tokens,) or "
+                         f"(num_tokens, topk), got {x.shape} and {idx.shape}")
+    if not jnp.issubdtype(idx.dtype, jnp.integer):
+        raise TypeError(f"moe_token_permute: indices must be int32 or int64, got {idx.dtype}")
+    topk = 1 if idx.ndim == 1 else idx.shape[1]
+    order = jnp.argsort(idx.reshape(-1), stable=True)
+    position = jnp.argsort(order).astype(np.int32)
+    if num_out_tokens is not None:
+        order = order[:num_out_tokens]
+    return x[order // topk], position
+
+
+@_public
+def moe_token_unpermute(permuted_tokens, sorted_indices, probs=None, padded_mode=False, restore_shape=None):
+    """Undo ``moe_token_permute``: gather each (token, k) row back and sum over k, weighted by ``probs``
+    (num_tokens, topk) when given; dropped rows count as zeros."""
+    if padded_mode:
+        raise ValueError("moe_token_unpermute: padded_mode can only be False (as in MindSpore 2.10)")
+    x, where = _arr(permuted_tokens), _arr(sorted_indices)
+    rows = jnp.take(x, where, axis=0, mode="fill", fill_value=0)
+    if probs is None:
+        return rows
+    p = _arr(probs)
+    topk = p.shape[-1] if p.ndim > 1 else 1
+    rows = rows.reshape(-1, topk, x.shape[-1]) * p.reshape(-1, topk, 1).astype(x.dtype)
+    return rows.sum(axis=1)

@@ -154,3 +154,74 @@ class Custom(Primitive):
 
 
 __all__.append("Custom")
+
+
+class Morph(Primitive):
+    """MindSpore's ``ops.Morph(fn, infer_shape, infer_dtype, bprop_fn=None)``: a Primitive that applies
+    ``fn``; JAX differentiates through ``fn`` unless ``bprop_fn(*inputs, out, dout)`` is given.
+    ``infer_shape``/``infer_dtype`` are kept (JAX infers by tracing). MindSpore allows Morph only
+    in graph mode; here it runs eagerly and inside ``jit`` alike.
+
+    >>> import cellkit as ms
+    >>> double = ms.ops.Morph(lambda x: 2 * x, lambda s: s, lambda t: t)
+    >>> double(ms.Tensor([1., 2.]))
+    Array([2., 4.], dtype=float32)
+    """
+
+    def __init__(self, fn, infer_shape, infer_dtype, bprop_fn=None):
+        super().__init__("Morph")
+        if not callable(fn):
+            raise TypeError(f"Morph: fn must be a function, got {type(fn).__name__}")
+        self.fn, self.infer_shape, self.infer_dtype, self.bprop_fn = fn, infer_shape, infer_dtype, bprop_fn
+        self._config = {"fn": fn, "infer_shape": infer_shape, "infer_dtype": infer_dtype, "bprop_fn": bprop_fn}
+        if bprop_fn is None:
+            self._call = fn
+        else:
+            op = jax.custom_vjp(fn)
+            op.defvjp(lambda *xs: (fn(*xs), (xs, fn(*xs))), lambda res, dout: tuple(bprop_fn(*res[0], res[1], dout)))
+            self._call = op
+
+    def __call__(self, *inputs):
+        return self._call(*[_v(x) for x in inputs])
+
+
+__all__.append("Morph")
+
+
+@_public
+def partial(func, *args):
+    """``func`` with its first arguments fixed (``functools.partial``; MindSpore's graph-mode ``partial``)."""
+    import functools
+    return functools.partial(func, *args)
+
+
+_PLATFORMS = {"CPU": "cpu", "GPU": "gpu", "Ascend": "tpu"}
+
+
+@_public
+def move_to(input, to="CPU", blocking=True):  # noqa: A002
+    """``input`` on the first device of platform ``to`` ("CPU", "GPU"; "Ascend" is not a JAX platform)."""
+    if to not in ("CPU", "GPU", "Ascend"):
+        raise ValueError(f"move_to: to must be 'CPU', 'GPU' or 'Ascend', got {to!r}")
+    try:
+        device = jax.devices(_PLATFORMS[to])[0] if to != "Ascend" else None
+    except RuntimeError:
+        device = None
+    if device is None:
+        raise ValueError(f"move_to: no {to} device here; JAX sees {sorted({d.platform for d in jax.devices()})}")
+    out = jax.device_put(_v(input), device)
+    return out.block_until_ready() if blocking else out
+
+
+@_public
+def mixed_precision_cast(dst_dtype, x):
+    """Cast the floating tensors in ``x`` (a tensor, or nested tuples/lists/dicts of them) to ``dst_dtype``;
+    other values pass unchanged."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(mixed_precision_cast(dst_dtype, e) for e in x)
+    if isinstance(x, dict):
+        return {k: mixed_precision_cast(dst_dtype, v) for k, v in x.items()}
+    v = _v(x)
+    if isinstance(v, (jax.Array, np.ndarray)) and jnp.issubdtype(v.dtype, jnp.floating):
+        return jnp.asarray(v).astype(np.dtype(dst_dtype))
+    return x

@@ -11,10 +11,10 @@ Array([2., 3.], dtype=float32)
 from __future__ import annotations
 
 from .. import function as F
-from ..function.other_func import Custom
+from ..function.other_func import Custom, Morph
 from ..primitive import install_primitives
 
-__all__ = ["Custom"]
+__all__ = ["Custom", "Morph"]
 
 
 def _scatter(op):
@@ -61,5 +61,6 @@ PRIMITIVES = {
     "StopGradient": (F.stop_gradient, {}),
     "Print": (_print, {}),
     "TensorDump": (_tensor_dump, {"input_output": "out"}),
+    "MoveTo": (F.move_to, {}),
 }
 install_primitives(globals(), __all__, PRIMITIVES)
