@@ -91,3 +91,20 @@ def test_partial_move_to_and_mixed_precision_cast():
         ops.move_to(x, "TPU9")
     half, n, ints = ops.mixed_precision_cast(ms.float16, (x, 3, ms.Tensor([1])))
     assert half.dtype == np.float16 and n == 3 and ints.dtype == ms.Tensor([1]).dtype
+
+
+def test_custom_reg_op_and_data_type_match_mindspore():
+    from ms_fixtures import load
+    recorded = load("ops_array_reginfo")
+    info = (ops.CustomRegOp("my_add").input(0, "x1").input(1, "x2", "optional").output(0, "y")
+            .attr("scale", "required", "float", value=1.0)
+            .dtype_format(ops.DataType.F32_Default, ops.DataType.F32_Default, ops.DataType.F32_Default)
+            .dtype_format(ops.DataType.I32_None, ops.DataType.I32_None, ops.DataType.I32_None)
+            .target("CPU").get_op_info())
+    expected = recorded["custom_reg_op"]["output"]
+    expected["dtype_format"] = [tuple(tuple(p) for p in row) for row in expected["dtype_format"]]
+    assert info == expected
+    for name, pair in recorded["data_types"]["output"].items():
+        assert getattr(ops.DataType, name) == tuple(pair), name
+    with pytest.raises(TypeError, match="DataType pair"):
+        ops.CustomRegOp().dtype_format("float32")

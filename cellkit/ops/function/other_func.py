@@ -22,10 +22,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import dtype as mstype
+from ..op_info_register import CustomRegOp, DataType
 from ..primitive import Primitive
 from ._utils import _v, exporter
 
-__all__ = []
+__all__ = ["CustomRegOp", "DataType"]  # re-exported: ops.CustomRegOp, as in MindSpore
 _public = exporter(__all__)
 
 
