@@ -30,9 +30,12 @@ def test_shape_dtype_and_refusals_match_mindspore(name):
         with pytest.raises(getattr(builtins, case["error"])):
             _call(case)
         return
-    out = np.asarray(_call(case))
-    assert list(out.shape) == case["output"]["shape"]
-    assert out.dtype == expected_dtype(case["output"]["dtype"])
+    out, expected = _call(case), case["output"]
+    outs, metas = (out, expected) if isinstance(expected, list) else ((out,), [expected])
+    assert len(outs) == len(metas)
+    for o, meta in zip(outs, metas):
+        o = np.asarray(o)
+        assert list(o.shape) == meta["shape"] and o.dtype == expected_dtype(meta["dtype"]), name
 
 
 N = 4000
@@ -67,6 +70,8 @@ STATS = {
                                    lambda s: all(sorted(row) == list(range(6)) for row in s.tolist())),
     "randperm": (lambda: ops.randperm(50), lambda s: sorted(s.tolist()) == list(range(50))),
     "shuffle": (lambda: ops.shuffle(ms.ops.arange(50)), lambda s: sorted(s.tolist()) == list(range(50))),
+    "choice_with_mask": (lambda: ops.choice_with_mask(ms.Tensor(np.arange(60).reshape(6, 10) % 7 == 0), 12)[0],
+                         lambda s: s.shape == (12, 2) and all(r * 10 + c in range(0, 60, 7) for r, c in s.tolist())),
     "truncated_normal": (lambda: P.TruncatedNormal()(ms.Tensor([N])),
                          lambda s: np.abs(s).max() <= 2 and abs(s.mean()) < 0.06),
 }
@@ -102,6 +107,13 @@ def test_jit_draws_afresh_each_call_and_follows_set_seed():
     again = draw(ms.Tensor(0.))
     for x, y in zip(a, again):
         np.testing.assert_array_equal(x, y)
+
+
+def test_choice_with_mask_pads_and_compiles():
+    mask = ms.Tensor([[True, False], [False, True]])
+    indices, valid = ms.jit(lambda m: ops.choice_with_mask(m, 4))(mask)
+    assert valid.tolist() == [True, True, False, False] and indices.dtype == np.int32
+    assert sorted(map(tuple, indices[:2].tolist())) == [(0, 0), (1, 1)] and indices[2:].tolist() == [[0, 0], [0, 0]]
 
 
 def test_bad_arguments():

@@ -76,3 +76,10 @@ def test_counter_in_jit_advances_each_call_and_grads_see_the_update():
         train_step(ms.Tensor([1., 1.]))
         assert int(step.value) == expected
     np.testing.assert_array_equal(w.asnumpy(), [4., 2.])
+
+
+def test_zero_clears_a_parameter_in_place_and_in_jit():
+    p = ms.Parameter(ms.Tensor([1., 2.]), name="p")
+    ms.jit(lambda: ops.zero_(p))()
+    np.testing.assert_array_equal(p.asnumpy(), [0., 0.])
+    np.testing.assert_array_equal(ops.zero_(ms.Tensor([3, 4])), [0, 0])

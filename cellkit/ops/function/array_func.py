@@ -1,16 +1,15 @@
 """Creation, shape and layout, casting, joining and splitting (MindSpore's ``ops/function/array_func.py``).
 
 Indexing, gathering and scattering live in ``index_func``; sorting, searching and
-counting in ``sort_func``. Integer outputs that MindSpore makes Int64 are Int64
+counting in ``sort_func``; triangles and diagonals in ``matrix_func``. Integer outputs that MindSpore makes Int64 are Int64
 with ``jax_enable_x64`` on and Int32 otherwise (see docs/differences.md).
 
 >>> import cellkit as ms
 >>> x = ms.ops.arange(6).reshape(2, 3)
 >>> [t.shape for t in ms.ops.split(x, [1, 2], axis=1)]
 [(2, 1), (2, 2)]
->>> ms.ops.tril(ms.ops.ones((2, 2)))
-Array([[1., 0.],
-       [1., 1.]], dtype=float32)
+>>> ms.ops.view_as(x, ms.ops.ones((3, 2))).shape
+(3, 2)
 """
 
 from __future__ import annotations
@@ -35,8 +34,6 @@ RENAMES = {
     "ravel": (jnp.ravel, "(input)"),
     "fliplr": (jnp.fliplr, "(input)"),
     "flipud": (jnp.flipud, "(input)"),
-    "diagflat": (jnp.diagflat, "(input, offset=0)"),
-    "diagonal": (jnp.diagonal, "(input, offset=0, dim1=0, dim2=1)"),
     "column_stack": (jnp.column_stack, "(tensors)"),
     "dstack": (jnp.dstack, "(tensors)"),
     "hstack": (jnp.hstack, "(tensors)"),
@@ -205,22 +202,6 @@ def sequence_mask(lengths, maxlen=None):
     return jnp.arange(maxlen) < lengths[..., None]
 
 
-def _tri_indices(fn, row, col, offset, dtype):
-    return jnp.stack(fn(row, offset, col)).astype(canonical(dtype))
-
-
-@_public
-def tril_indices(row, col, offset=0, *, dtype=mstype.int64):
-    """The (2, N) coordinates of the lower triangle of a ``row`` x ``col`` matrix."""
-    return _tri_indices(jnp.tril_indices, row, col, offset, dtype)
-
-
-@_public
-def triu_indices(row, col, offset=0, *, dtype=mstype.int64):
-    """The (2, N) coordinates of the upper triangle of a ``row`` x ``col`` matrix."""
-    return _tri_indices(jnp.triu_indices, row, col, offset, dtype)
-
-
 @_public
 def meshgrid(*inputs, indexing="xy"):
     """Coordinate grids from 1-D tensors (``indexing`` "xy" or "ij")."""
@@ -269,6 +250,65 @@ def dtype(input_x):
 
 
 @_public
+def dyn_shape(input_x):
+    """The shape as a 1-D Int64 tensor."""
+    return jnp.asarray(jnp.shape(_v(input_x)), canonical(mstype.int64))
+
+
+@_public
+def is_tensor(obj):
+    """Whether ``obj`` is a Tensor (a ``jax.Array`` or a Parameter)."""
+    from ...tensor import is_tensor as _is_tensor
+    return _is_tensor(obj)
+
+
+@_public
+def is_nonzero(input):  # noqa: A002
+    """Whether the one element of ``input`` is non-zero."""
+    x = jnp.asarray(_v(input))
+    if x.size != 1:
+        raise RuntimeError(f"is_nonzero: the input must have exactly one element, got shape {x.shape}")
+    return bool(x.reshape(()))
+
+
+@_public
+def type_as(input, other):  # noqa: A002
+    """``input`` cast to ``other``'s dtype."""
+    return jnp.asarray(_v(input)).astype(jnp.result_type(_v(other)))
+
+
+@_public
+def view_as(input, other):  # noqa: A002
+    """``input`` reshaped to ``other``'s shape."""
+    return reshape(input, jnp.shape(_v(other)))
+
+
+@_public
+def deepcopy(input_x):
+    """A copy of ``input_x``."""
+    return jnp.array(_v(input_x), copy=True)
+
+
+@_public
+def padding(x, pad_dim_size=8):
+    """Widen the last axis (of size 1) to ``pad_dim_size``, the new entries 0."""
+    x = jnp.asarray(_v(x))
+    if x.ndim < 1 or x.shape[-1] != 1 or pad_dim_size < 1:
+        raise ValueError(f"padding: the last axis must have size 1 and pad_dim_size be >= 1, got shape {x.shape} "
+                         f"and {pad_dim_size}")
+    return jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, pad_dim_size - 1)])
+
+
+@_public
+def scalar_cast(input_x, input_y):
+    """A Python scalar converted to ``input_y`` (Int64, Float64 or Bool, MindSpore's choices)."""
+    kind = np.dtype(input_y).kind
+    if kind not in "ifb" or np.dtype(input_y).itemsize not in (1, 8):
+        raise ValueError(f"scalar_cast: the type must be Int64, Float64 or Bool, got {input_y}")
+    return {"i": int, "f": float, "b": bool}[kind](_v(input_x))
+
+
+@_public
 def reshape(input, shape):  # noqa: A002
     """``input`` with a new ``shape`` (one entry may be -1).
 
@@ -283,6 +323,11 @@ def reshape(input, shape):  # noqa: A002
             (-1 not in shape and known != x.size):
         raise ValueError(f"reshape: shape {shape} is invalid for an input of {x.size} elements (shape {x.shape})")
     return jnp.reshape(x, shape)
+
+
+reshape_ = reshape
+shape_ = shape
+__all__ += ["reshape_", "shape_"]
 
 
 @_public
@@ -544,47 +589,3 @@ def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
     pos, lengths = pos.reshape(shape), lengths.reshape(lshape)
     src = jnp.where(pos < lengths, lengths - 1 - pos, pos)
     return jnp.take_along_axis(x, jnp.broadcast_to(src, x.shape), axis=seq_dim)
-
-
-# ---- triangles and diagonals ------------------------------------------------------------------
-
-@_public
-def tril(input, diagonal=0):  # noqa: A002
-    """The lower triangle of the last two axes (the rest zero)."""
-    return jnp.tril(_v(input), diagonal)
-
-
-@_public
-def triu(input, diagonal=0):  # noqa: A002
-    """The upper triangle of the last two axes (the rest zero)."""
-    return jnp.triu(_v(input), diagonal)
-
-
-@_public
-def diag(input):  # noqa: A002
-    """A diagonal matrix from a vector (MindSpore's ``diag`` builds; ``diagonal`` reads)."""
-    x = _v(input)
-    return jnp.diag(x.reshape(-1)).reshape(x.shape + x.shape)
-
-
-@_public
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
-    """Place the last axis of ``input`` on the diagonal ``offset`` of the (``dim1``, ``dim2``) planes."""
-    x = _v(input)
-    length = x.shape[-1]
-    n = length + abs(offset)
-    idx = jnp.arange(length)
-    out = jnp.zeros(x.shape[:-1] + (n, n), x.dtype)
-    out = out.at[..., idx + max(-offset, 0), idx + max(offset, 0)].set(x)
-    out_ndim = x.ndim + 1
-    return jnp.moveaxis(out, (-2, -1), (dim1 % out_ndim, dim2 % out_ndim))
-
-
-@_public
-def matrix_band_part(x, lower, upper):
-    """Keep ``lower`` sub-diagonals and ``upper`` super-diagonals (-1 keeps all); zero the rest."""
-    x = _v(x)
-    m, n = x.shape[-2:]
-    i, j = jnp.arange(m)[:, None], jnp.arange(n)[None, :]
-    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
-    return jnp.where(keep, x, jnp.zeros((), x.dtype))

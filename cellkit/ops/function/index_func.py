@@ -322,6 +322,48 @@ def narrow(input, axis, start, length):  # noqa: A002
     return jax.lax.slice_in_dim(x, start, start + length, axis=axis)
 
 
+tensor_slice = slice
+__all__.append("tensor_slice")
+
+
+@_public
+def space_to_batch_nd(input_x, block_size, paddings):
+    """Move blocks of the spatial axes into the batch axis (TensorFlow's ``space_to_batch_nd``)."""
+    x = jnp.asarray(_v(input_x))
+    m = len(paddings)
+    block = [block_size] * m if isinstance(block_size, int) else list(block_size)
+    x = jnp.pad(x, [(0, 0)] * (x.ndim - m) + [tuple(p) for p in paddings])
+    n, spatial, rest = x.shape[0], x.shape[x.ndim - m:], x.shape[1:x.ndim - m]
+    shape = [n, *rest]
+    for s, b in zip(spatial, block):
+        shape += [s // b, b]
+    x = x.reshape(shape)
+    lead = len(rest) + 1
+    blocks = [lead + 2 * i + 1 for i in range(m)]
+    outer = [lead + 2 * i for i in range(m)]
+    x = x.transpose(blocks + [0] + list(range(1, lead)) + outer)
+    return x.reshape((-1, *rest, *[s // b for s, b in zip(spatial, block)]))
+
+
+@_public
+def batch_to_space_nd(input_x, block_shape, crops):
+    """Move blocks of the batch axis back into the spatial axes, then crop (the inverse of ``space_to_batch_nd``)."""
+    x = jnp.asarray(_v(input_x))
+    m = len(crops)
+    block = [block_shape] * m if isinstance(block_shape, int) else list(block_shape)
+    nb = int(np.prod(block))
+    rest, spatial = x.shape[1:x.ndim - m], x.shape[x.ndim - m:]
+    x = x.reshape(block + [x.shape[0] // nb, *rest, *spatial])
+    lead = len(rest) + 1
+    order = [m] + [m + 1 + i for i in range(len(rest))]
+    for i in range(m):
+        order += [m + lead + i, i]
+    x = x.transpose(order)
+    x = x.reshape((x.shape[0], *rest, *[s * b for s, b in zip(spatial, block)]))
+    index = (_S(None),) * lead + tuple(_S(c0, x.shape[lead + i] - c1) for i, (c0, c1) in enumerate(crops))
+    return x[index]
+
+
 # ---- masks ------------------------------------------------------------------------------------
 
 def _bool_mask(mask, what):

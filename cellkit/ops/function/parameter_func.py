@@ -163,3 +163,11 @@ def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
         raise ValueError(f"index_add: y must have Parameter '{x.name}''s shape {tuple(current.shape)} with "
                          f"axis {axis} of size len(indices) = {idx.size}, got {y.shape}")
     return _store(x, current.at[(slice(None),) * axis + (idx,)].add(y.astype(current.dtype)))
+
+
+@_public
+def zero_(input):  # noqa: A002
+    """Set the Parameter ``input`` to zeros in place (a Tensor, being immutable, gives new zeros)."""
+    if isinstance(input, Parameter):
+        return _store(input, jnp.zeros(input.shape, input.dtype))
+    return jnp.zeros_like(jnp.asarray(input))

@@ -27,7 +27,8 @@ from .array_func import canonical
 __all__ = ["dropout", "dropout2d", "dropout3d", "bernoulli_mask", "rand", "rand_like", "randn",
            "randn_like", "uniform", "standard_normal", "normal", "randint", "randint_like", "shuffle",
            "randperm", "multinomial", "bernoulli", "random_categorical", "laplace", "standard_laplace",
-           "gamma", "poisson", "random_gamma", "random_poisson"]
+           "gamma", "poisson", "random_gamma", "random_poisson", "choice_with_mask",
+           "multinomial_with_replacement"]
 
 
 def _size(size):
@@ -248,3 +249,32 @@ def random_poisson(shape, rate, seed=None, dtype=mstype.float32):
 def _truncated_normal(shape, dtype=mstype.float32):
     """Standard normal samples of ``shape`` truncated to ``[-2, 2]``."""
     return jax.random.truncated_normal(next_key(), -2.0, 2.0, _shape(shape), np.dtype(dtype))
+
+
+def choice_with_mask(input_x, count=256, seed=None):
+    """``count`` randomly chosen coordinates of the True elements of the Bool ``input_x``:
+    ``(indices (count, ndim) Int32, mask (count,) Bool)``; rows past the number of True
+    elements are zeros with mask False. Fixed-size, so it also runs inside ``jit``."""
+    x = jnp.asarray(_v(input_x))
+    if x.dtype != jnp.bool_:
+        raise TypeError(f"choice_with_mask: input_x must be a Bool tensor, got {x.dtype}")
+    if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
+        raise ValueError(f"choice_with_mask: count must be a positive int, got {count!r}")
+    flat = x.reshape(-1)
+    score = jnp.where(flat, jax.random.uniform(next_key(), flat.shape), 2.0)
+    order = jnp.argsort(score)
+    pad = max(count - flat.size, 0)
+    order = jnp.concatenate([order, jnp.zeros(pad, order.dtype)])[:count]
+    valid = jnp.concatenate([jnp.sort(score) < 2.0, jnp.zeros(pad, bool)])[:count]
+    coords = jnp.stack(jnp.unravel_index(order, x.shape), axis=-1).astype(np.int32)
+    return jnp.where(valid[:, None], coords, 0), valid
+
+
+def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False):
+    """``numsamples`` Int64 category indices per row of the probabilities ``x`` (MindSpore's older form;
+    ``seed``/``offset`` are accepted, the draw uses cellkit's stream)."""
+    probs = jnp.asarray(_v(x))
+    if not replacement and numsamples > probs.shape[-1]:
+        raise ValueError(f"multinomial_with_replacement: numsamples ({numsamples}) must not exceed "
+                         f"x.shape[-1] ({probs.shape[-1]}) without replacement")
+    return multinomial(probs, numsamples, replacement).astype(canonical(mstype.int64))
