@@ -41,6 +41,8 @@ def test_primitive_matches_mindspore(name):
 X = np.random.RandomState(1).permutation(12).reshape(3, 4).astype(np.float32) * 0.37 - 2.0
 I2 = ms.Tensor([[0, 2], [1, 1], [3, 0]])
 ND = ms.Tensor([[0, 1], [2, 3], [0, 1]])
+ONE_ONE = ms.Tensor([[1, 1]])  # concrete outside the traced function: a multiplying scatter's gradient needs it
+K1 = ms.Tensor(1)
 
 # name: function of one float tensor of shape (3, 4), differentiable in it
 GRAD_CASES = {
@@ -54,7 +56,7 @@ GRAD_CASES = {
     "scatter_src": lambda x: ops.scatter(ops.zeros((3, 4)), 1, I2, x[:, :2]),
     "tensor_scatter_update": lambda x: ops.tensor_scatter_update(x, ms.Tensor([[0, 1]]), x[1, 1:2] * 3),
     "tensor_scatter_add": lambda x: ops.tensor_scatter_add(x, ND, x[0, :3]),
-    "tensor_scatter_mul": lambda x: ops.tensor_scatter_mul(x, ms.Tensor([[1, 1]]), x[2, :1]),
+    "tensor_scatter_mul": lambda x: ops.tensor_scatter_mul(x, ONE_ONE, x[2, :1]),
     "tensor_scatter_elements": lambda x: ops.tensor_scatter_elements(x, I2, x[:, 1:3], 1, "add"),
     "scatter_nd": lambda x: ops.scatter_nd(ms.Tensor([[1], [1]]), x[:2], (3, 4)),
     "strided_slice": lambda x: ops.strided_slice(x, (2, 3), (0, 0), (-1, -2)),
@@ -97,7 +99,7 @@ GRAD_CASES = {
     "meshgrid": lambda x: ops.meshgrid(x[0], x[1, :2])[0],
     "expand_as": lambda x: ops.expand_as(x[:1], x) * x,
     "matrix_diag": lambda x: ops.matrix_diag(x, 1),
-    "matrix_set_diag": lambda x: ops.matrix_set_diag(x, x[0, 1:] ** 2, ms.Tensor(1)),
+    "matrix_set_diag": lambda x: ops.matrix_set_diag(x, x[0, 1:] ** 2, K1),
     "space_to_batch_nd": lambda x: ops.space_to_batch_nd(x[None, None], (1, 2), ((0, 1), (0, 0))),
     "batch_to_space_nd": lambda x: ops.batch_to_space_nd(x.reshape(4, 1, 3, 1), (2, 2), ((1, 0), (0, 1))),
 }

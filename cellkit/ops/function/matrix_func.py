@@ -10,11 +10,11 @@ Array([1., 5.], dtype=float32)
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 
-from ... import dtype as mstype
 from ._utils import _v, exporter, install_renames
-from .array_func import canonical
 
 __all__ = []
 _public = exporter(__all__)
@@ -24,23 +24,6 @@ RENAMES = {
     "diagonal": (jnp.diagonal, "(input, offset=0, dim1=0, dim2=1)"),
 }
 install_renames(globals(), __all__, RENAMES)
-
-
-def _tri_indices(fn, row, col, offset, dtype):
-    return jnp.stack(fn(row, offset, col)).astype(canonical(dtype))
-
-
-@_public
-def tril_indices(row, col, offset=0, *, dtype=mstype.int64):
-    """The (2, N) coordinates of the lower triangle of a ``row`` x ``col`` matrix."""
-    return _tri_indices(jnp.tril_indices, row, col, offset, dtype)
-
-
-@_public
-def triu_indices(row, col, offset=0, *, dtype=mstype.int64):
-    """The (2, N) coordinates of the upper triangle of a ``row`` x ``col`` matrix."""
-    return _tri_indices(jnp.triu_indices, row, col, offset, dtype)
-
 
 
 @_public
@@ -86,7 +69,10 @@ def matrix_band_part(x, lower, upper):
 
 
 def _single_k(k, what):
-    k = jnp.asarray(_v(k)).reshape(-1).tolist()
+    try:
+        k = np.asarray(_v(k)).reshape(-1).tolist()
+    except jax.errors.TracerArrayConversionError:
+        raise TypeError(f"{what}: k must be a constant (an int or a concrete tensor), got a traced value") from None
     if len(k) == 2 and k[0] == k[1]:
         k = k[:1]
     if len(k) != 1:

@@ -144,14 +144,6 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
 
 
 @_public
-def bucketize(input, boundaries, *, right=False):  # noqa: A002
-    """The bucket of each element: ``i`` with ``boundaries[i-1] < x <= boundaries[i]`` (``<=``/``<``
-    swapped when ``right``)."""
-    b = jnp.asarray(np.asarray(boundaries, np.float32) if isinstance(boundaries, (list, tuple)) else _v(boundaries))
-    return jnp.searchsorted(b, _arr(input), side="right" if right else "left").astype(default_int_dtype())
-
-
-@_public
 def bincount(input, weights=None, minlength=0):  # noqa: A002
     """How often each non-negative int occurs in the 1-D ``input`` (summed ``weights`` if given);
     negative entries are ignored. Float32, as MindSpore returns."""

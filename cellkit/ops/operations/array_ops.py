@@ -67,11 +67,6 @@ def _search_sorted(sequence, values, *, dtype, right):
     return F.searchsorted(sequence, values, right=right).astype(canonical(dtype))
 
 
-def _bucketize(x, *, boundaries):
-    """TensorFlow's bucketize: ``i`` with ``boundaries[i-1] <= x < boundaries[i]``, Int32."""
-    return F.bucketize(x, boundaries, right=True).astype(np.int32)
-
-
 def _log_space(start, end, *, steps, base, dtype):
     return F.logspace(start, end, steps, base, dtype=dtype)
 
@@ -135,7 +130,6 @@ PRIMITIVES = {
     "UniqueWithPad": (F.unique_with_pad, {}),
     "UniqueConsecutive": (F.unique_consecutive, {"return_inverse": False, "return_counts": False, "dim": None}),
     "SearchSorted": (_search_sorted, {"dtype": mstype.int64, "right": False}),
-    "Bucketize": (_bucketize, {"boundaries": None}),
     "ScatterNd": (F.scatter_nd, {}),
     "TensorScatterUpdate": (F.tensor_scatter_update, {}),
     "TensorScatterAdd": (F.tensor_scatter_add, {}),
