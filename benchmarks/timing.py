@@ -11,11 +11,13 @@ variant's garbage is not charged to another.
 from __future__ import annotations
 
 import gc
-import statistics
 import time
 from typing import Callable
 
 import jax
+
+# The statistics need no JAX (MindSpore's own process uses them too).
+from .stats import linear_fit, summarize
 
 __all__ = ["timed", "calibrate", "interleaved", "summarize", "first_call", "linear_fit"]
 
@@ -53,32 +55,8 @@ def interleaved(runs: dict, repeats: int, steps: int) -> dict:
     return samples
 
 
-def summarize(values) -> dict:
-    """Median, quartiles, min and count of a list of seconds."""
-    values = sorted(values)
-    if len(values) >= 2:
-        q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    else:
-        q1 = q3 = values[0]
-    return {"median_s": statistics.median(values), "q1_s": q1, "q3_s": q3, "min_s": values[0],
-            "n": len(values)}
-
-
 def first_call(run: Callable) -> float:
     """Seconds of the first call of ``run`` (tracing and compiling included), until its result is ready."""
     start = time.perf_counter()
     jax.block_until_ready(run())
     return time.perf_counter() - start
-
-
-def linear_fit(xs, ys) -> dict:
-    """Least-squares ``y = slope * x + intercept`` and its R²."""
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    slope = sxy / sxx if sxx else 0.0
-    intercept = my - slope * mx
-    ss_tot = sum((y - my) ** 2 for y in ys)
-    ss_res = sum((y - slope * x - intercept) ** 2 for x, y in zip(xs, ys))
-    return {"slope": slope, "intercept": intercept, "r2": 1 - ss_res / ss_tot if ss_tot else 1.0}

@@ -303,7 +303,8 @@ class Cell:
         old = self.__dict__.get(name)
         if name.startswith("_ck_"):
             problem = "names starting with '_ck_' are reserved for cellkit's bookkeeping"
-        elif old is not None and not isinstance(old, kind):
+        elif old is not None and not isinstance(old, kind) \
+                and not (kind is Parameter and isinstance(old, jax.Array)):  # a Tensor gives way to a Parameter
             problem = f"attribute '{name}' already exists and is a {type(old).__name__}, not {noun}"
         elif name not in self.__dict__ and _hides_class_attribute(type(self), name):
             problem = f"'{name}' is a method or property of {self.cls_name}"

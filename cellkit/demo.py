@@ -24,6 +24,8 @@ import optax
 import cellkit as ms
 from cellkit import nn, ops
 
+__all__ = ["LeNet", "load_digits", "accuracy", "plot", "main"]
+
 
 class LeNet(nn.Cell):
     """Two convolution blocks (32 and 64 channels) and two dense layers for 1×8×8 digit images."""

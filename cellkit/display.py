@@ -19,8 +19,6 @@ import html as _html
 
 import numpy as np
 
-from .parameter import _holds_array
-
 __all__ = ["cell_html", "parameter_html", "count_params"]
 
 _STYLE = ("<style>.ck-cell{font-family:monospace;font-size:12px}"
@@ -35,11 +33,11 @@ _MAX_EXTRA = 80  # characters of a Cell's extend_repr shown in its title
 
 def count_params(cell) -> int:
     """Number of scalar values in a Cell's Parameters (shared ones counted once)."""
-    return int(sum(p.size for p in cell.get_parameters() if _holds_array(p)))
+    return int(sum(p.size for p in cell.get_parameters() if p._holds_array()))
 
 
 def _count_trainable(cell) -> int:
-    return int(sum(p.size for p in cell.get_parameters() if _holds_array(p) and p.requires_grad))
+    return int(sum(p.size for p in cell.get_parameters() if p._holds_array() and p.requires_grad))
 
 
 def _fmt_count(n: int) -> str:
@@ -53,7 +51,7 @@ def _param_rows(cell) -> str:
     rows = []
     for attr, p in cell._own_params():
         cls = "" if p.requires_grad else " class='ck-frozen'"
-        if _holds_array(p):
+        if p._holds_array():
             cols = f"<td>{p.shape}</td><td>{p.dtype}</td>"
             size = _fmt_count(p.size)
         else:
@@ -102,7 +100,7 @@ def cell_html(cell) -> str:
 
 def parameter_html(param) -> str:
     """A one-line HTML summary of a Parameter with a few of its values."""
-    if not _holds_array(param):
+    if not param._holds_array():
         return (f"{_STYLE}<div class='ck-cell'><b>Parameter</b> {_html.escape(param.name)} "
                 f"{_html.escape(repr(param._value))} requires_grad={param.requires_grad}</div>")
     values = "(not initialised yet)" if param.has_init else ""

@@ -28,7 +28,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtype as mstype
-from .tensor import check_data, check_int_range, to_array
+from .display import parameter_html
+from .tensor import check_data, check_int_range, from_initializer, to_array
 
 __all__ = ["Parameter", "ParameterTuple", "PARAMETER_NAME_DEFAULT"]
 
@@ -60,18 +61,6 @@ abstract_types: tuple = ()
 
 def _is_tracer(x) -> bool:
     return isinstance(x, jax.core.Tracer)
-
-
-def _holds_array(param: "Parameter") -> bool:
-    """Whether ``param`` holds an array (or is lazy), not some other pytree leaf.
-
-    ``jax.tree.map(f, net)`` puts whatever ``f`` returns where the arrays were: a
-    shape tuple, an int, None.
-    """
-    value = param._value
-    if value is None:
-        return param._init is not None
-    return hasattr(value, "shape") and hasattr(value, "dtype")
 
 
 def commit(param: "Parameter", value) -> None:
@@ -242,7 +231,7 @@ class Parameter:
         bump_structure()
 
     def __repr__(self) -> str:
-        if not _holds_array(self):
+        if not self._holds_array():
             # A leaf of another kind, e.g. in the tree jax.tree.map(jnp.shape, net) returns.
             return f"Parameter (name={self._name}, value={self._value!r}, requires_grad={self._requires_grad})"
         return (f"Parameter (name={self._name}, shape={self.shape}, dtype={self.dtype}, "
@@ -251,8 +240,18 @@ class Parameter:
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        from .display import parameter_html
         return parameter_html(self)
+
+    def _holds_array(self) -> bool:
+        """Whether this Parameter holds an array (or is lazy), not some other pytree leaf.
+
+        ``jax.tree.map(f, net)`` puts whatever ``f`` returns where the arrays were: a
+        shape tuple, an int, None.
+        """
+        value = self._value
+        if value is None:
+            return self._init is not None
+        return hasattr(value, "shape") and hasattr(value, "dtype")
 
     # ----- reading -------------------------------------------------------------
 
@@ -498,8 +497,7 @@ class Parameter:
             new._value = self._value
             new._init = self._init
         else:
-            from .initializer import initializer
-            new._value = initializer(init, self.shape, self.dtype).init_data()
+            new._value = from_initializer(init, self.shape, self.dtype)
         return new
 
     def copy(self) -> "Parameter":
@@ -569,6 +567,11 @@ class ParameterTuple(tuple):
             if not isinstance(p, Parameter):
                 raise TypeError(f"ParameterTuple: element {i} is a {type(p).__name__}, "
                                 "expected a Parameter")
+        seen = {}
+        for p in items:
+            if seen.setdefault(p.name, p) is not p:
+                raise ValueError(f"ParameterTuple: two different Parameters are both named '{p.name}'; "
+                                 "give them unique names")
         return super().__new__(cls, items)
 
     def clone(self, prefix: str, init="same") -> "ParameterTuple":

@@ -892,7 +892,7 @@ def test_ckpt_slices_packed_dims_and_scalars(tmp_path, monkeypatch):
     assert got["s"].shape == () and float(got["s"]) == 3.0
     assert got["e"].shape == (0,)
 
-    monkeypatch.setattr(ck, "_CKPT_SLICE_BYTES", 7)
+    monkeypatch.setattr(ck.ckpt_io, "_CKPT_SLICE_BYTES", 7)
     data = {"w": np.arange(10, dtype=np.float32), "tiny": np.int8(1), "empty": np.zeros((0, 2), np.float32)}
     ms.save_checkpoint(data, str(tmp_path / "sliced.ckpt"), format="ckpt", crc_check=True)
     assert (tmp_path / "sliced.ckpt").read_bytes().count(b"\x0a\x01w") == 6  # 40 bytes in slices of 7

@@ -11,6 +11,9 @@ multiplies the loss by before differentiating, and how it changes on overflow.
 
 from __future__ import annotations
 
+from .. import nn
+from ._loss_scale_cell import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell
+
 __all__ = ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"]
 
 
@@ -51,8 +54,8 @@ class FixedLossScaleManager(LossScaleManager):
     def get_update_cell(self):
         if not self._drop_overflow_update:
             return None
-        from ..amp import FixedLossScaleUpdateCell
-        return FixedLossScaleUpdateCell(self._loss_scale)
+        # cellkit.nn's own loss-scale Cells where it has them, as in cellkit.amp
+        return getattr(nn, "FixedLossScaleUpdateCell", FixedLossScaleUpdateCell)(self._loss_scale)
 
 
 class DynamicLossScaleManager(LossScaleManager):
@@ -98,5 +101,5 @@ class DynamicLossScaleManager(LossScaleManager):
         return True
 
     def get_update_cell(self):
-        from ..amp import DynamicLossScaleUpdateCell
-        return DynamicLossScaleUpdateCell(self.loss_scale, self.scale_factor, self.scale_window)
+        cls = getattr(nn, "DynamicLossScaleUpdateCell", DynamicLossScaleUpdateCell)
+        return cls(self.loss_scale, self.scale_factor, self.scale_window)

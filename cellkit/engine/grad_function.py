@@ -1,0 +1,168 @@
+"""``grad`` and ``value_and_grad`` with MindSpore's conventions, over ``jax.vjp``.
+
+The differentiated function runs in a nested :class:`~cellkit.engine.frame.Frame`
+that binds the weights to the values ``jax.vjp`` traces. Writes made inside it
+(BatchNorm statistics, the random key) come out as auxiliary outputs and are
+applied to the enclosing frame (or stored, at the top) after the call.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..cell import Cell
+from ..parameter import Parameter, local
+from .capture import Transformed
+from .frame import _apply_writes, _run_in_frame, _to_values
+
+__all__ = ["grad", "value_and_grad", "GradFunction"]
+
+
+def _weights_tuple(weights):
+    if weights is None:
+        return None, False
+    if isinstance(weights, Parameter):
+        return (weights,), True
+    if isinstance(weights, Cell):
+        return tuple(weights.trainable_params()), False
+    try:
+        items = tuple(weights)
+    except TypeError:
+        raise TypeError(f"grad: weights must be a Parameter, a list/tuple/ParameterTuple of "
+                        f"Parameters or None, got {type(weights).__name__}") from None
+    for i, p in enumerate(items):
+        if not isinstance(p, Parameter):
+            raise TypeError(f"grad: weights[{i}] is a {type(p).__name__}, expected a Parameter")
+    return items, False
+
+
+def _positions(grad_position):
+    if grad_position is None:
+        return None
+    if isinstance(grad_position, bool) or not isinstance(grad_position, (int, tuple, list)):
+        raise TypeError(f"grad: grad_position must be an int, a tuple of ints or None, got {grad_position!r}")
+    if isinstance(grad_position, int):
+        return (grad_position,)
+    if not grad_position or not all(isinstance(i, int) and not isinstance(i, bool) for i in grad_position):
+        raise TypeError(f"grad: grad_position must be a non-empty tuple of ints, got {grad_position!r}")
+    return tuple(grad_position)
+
+
+def _ones_like(x):
+    x = jnp.asarray(x)
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return jnp.ones_like(x)
+    return np.zeros(x.shape, jax.dtypes.float0)
+
+
+class GradFunction(Transformed):
+    """What ``grad``/``value_and_grad`` return: call it like the function it differentiates."""
+
+    def __init__(self, fn, grad_position, weights, has_aux, return_value, return_ids=False):
+        if grad_position is None and weights is None:
+            raise ValueError("grad: grad_position and weights cannot both be None; there would be "
+                             "nothing to differentiate with respect to")
+        self.fn = fn
+        self.grad_position = grad_position
+        self.positions = _positions(grad_position)
+        self.weights, self.single_weight = _weights_tuple(weights)
+        self.has_aux = has_aux
+        self.return_value = return_value
+        self.return_ids = return_ids
+        functools.update_wrapper(self, fn, updated=())
+
+    def _differentiate(self, args, kwargs):
+        parent = local.frame
+        positions = self.positions or ()
+        for i in positions:
+            if not -len(args) <= i < len(args):
+                raise IndexError(f"grad: grad_position {i} is out of range for {len(args)} "
+                                 f"positional inputs of {getattr(self.fn, '__name__', 'the function')}")
+        weights = self.weights or ()
+        wvals = [p.value for p in weights]
+        xs = [_to_values(args[i]) for i in positions]
+        fn, has_aux = self.fn, self.has_aux
+        written = []
+
+        staged = parent.staged if parent is not None else False
+
+        def f(wvals, xs):
+            out, frame = _run_in_frame(parent, staged, weights, wvals, fn, args, positions, xs, kwargs)
+            if has_aux:
+                if not isinstance(out, tuple) or len(out) < 2:
+                    raise ValueError("grad(has_aux=True): the function must return a tuple "
+                                     "(output, aux, ...)")
+                main = out[0]
+            else:
+                main = out
+            writes = frame.writes()
+            written[:] = [p for p, _ in writes]
+            return main, (out, [v for _, v in writes])
+
+        main, vjp_fn, (out, write_vals) = jax.vjp(f, wvals, xs, has_aux=True)
+        gw, gx = vjp_fn(jax.tree_util.tree_map(_ones_like, main))
+        _apply_writes(parent, list(zip(written, write_vals)))
+        gw = [g if p.requires_grad else jnp.zeros_like(g) for p, g in zip(weights, gw)]
+        return out, gx, gw
+
+    def _package(self, gx, gw):
+        if self.return_ids:
+            gx = tuple(zip(self.positions or (), gx))
+            gw = tuple(zip((p.name for p in self.weights or ()), gw))
+        # MindSpore returns a bare gradient for a single position, (0,) included.
+        single_x = self.positions is not None and len(self.positions) == 1
+        if self.weights is None:
+            return gx[0] if single_x else tuple(gx)
+        gw = gw[0] if self.single_weight else tuple(gw)
+        if self.positions is None:
+            return gw
+        return (gx[0] if single_x else tuple(gx)), gw
+
+    def __call__(self, *args, **kwargs):
+        out, gx, gw = self._differentiate(args, kwargs)
+        grads = self._package(gx, gw)
+        if self.return_value:
+            return out, grads
+        if self.has_aux:
+            return grads, tuple(out[1:])
+        return grads
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False) -> GradFunction:
+    """Gradient of ``fn`` with MindSpore's conventions.
+
+    ``grad_position`` (an int, a tuple of ints or None) picks the inputs;
+    ``weights`` (a Parameter, a list/ParameterTuple, or None) the Parameters.
+    Returns the input gradient(s), the weight gradients, or ``(inputs, weights)``
+    when both are asked for. With ``has_aux=True`` ``fn`` returns
+    ``(output, aux...)``, only ``output`` is differentiated, and the result is
+    ``(gradients, aux)``. A non-scalar output is differentiated as the sum of
+    its elements (MindSpore's all-ones sensitivity). Parameters with
+    ``requires_grad=False`` get zero gradients. Writes made inside ``fn``
+    (running statistics, the random key) are applied after it.
+
+    >>> import cellkit as ms
+    >>> w = ms.Parameter(ms.Tensor([1., 2.]), name="w")
+    >>> g = ms.grad(lambda x: (x * w).sum(), grad_position=0, weights=[w])
+    >>> gx, (gw,) = g(ms.Tensor([3., 4.]))
+    >>> gx, gw
+    (Array([1., 2.], dtype=float32), Array([3., 4.], dtype=float32))
+    """
+    return GradFunction(fn, grad_position, weights, has_aux, return_value=False, return_ids=return_ids)
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False) -> GradFunction:
+    """Like :func:`grad` but returns ``(value, gradients)``; with ``has_aux`` the value is the whole tuple.
+
+    >>> import cellkit as ms
+    >>> w = ms.Parameter(ms.Tensor(3.), name="w")
+    >>> vg = ms.value_and_grad(lambda x: (w * x * x, x), None, [w], has_aux=True)
+    >>> (loss, aux), (gw,) = vg(ms.Tensor(2.))
+    >>> float(loss), float(gw)
+    (12.0, 4.0)
+    """
+    return GradFunction(fn, grad_position, weights, has_aux, return_value=True, return_ids=return_ids)
