@@ -8,7 +8,7 @@ computed in float32 and cast back; float64 stays float64.
 >>> from cellkit import ops
 >>> x, y = ms.Tensor([0.5, -1.0]), ms.Tensor([1.0, 0.0])
 >>> round(float(ops.binary_cross_entropy_with_logits(x, y)), 4)
-0.4007
+0.3937
 >>> ops.l1_loss(x, y, reduction='none')
 Array([0.5, 1. ], dtype=float32)
 >>> round(float(ops.cross_entropy(ms.Tensor([[2.0, 1.0, 0.1]]), ms.Tensor([0], ms.int32))), 4)

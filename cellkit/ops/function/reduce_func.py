@@ -366,13 +366,3 @@ def diff(x, n=1, axis=-1, prepend=None, append=None):
 def trapz(y, x=None, *, dx=1.0, dim=-1):
     """The trapezoidal rule along ``dim``."""
     return jnp.trapezoid(_v(y), _v(x), dx=dx, axis=dim)
-
-
-@_public
-def bincount(input, weights=None, minlength=0):  # noqa: A002
-    """Counts of each non-negative integer value (float32, as MindSpore's; summed ``weights`` when given);
-    the length depends on the values, so the input must be concrete (not traced)."""
-    x = _v(input)
-    length = builtins.max(int(minlength), int(jnp.max(x)) + 1 if x.size else 0)
-    w = _v(weights)
-    return jnp.bincount(x, jnp.ones(x.shape, jnp.float32) if w is None else w, length=length)
