@@ -54,7 +54,7 @@ def mixed_precision_cast(dst_type, input):  # noqa: A002
 
     >>> import cellkit as ms
     >>> from cellkit.ops import functional as F
-    >>> [t.dtype for t in F.mixed_precision_cast(ms.float16, (ms.Tensor([1.]), ms.Tensor([1])))]
+    >>> [t.dtype for t in F.mixed_precision_cast(ms.float16, (ms.Tensor([1.]), ms.Tensor([1], ms.int32)))]
     [dtype('float16'), dtype('int32')]
     """
     dtype = _np.dtype(dst_type)

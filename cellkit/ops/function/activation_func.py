@@ -16,7 +16,7 @@ Array([-0.86466473, -0.39346933,  0.        ,  1.        ], dtype=float32)
 Array([-1. , -0.5,  0. ,  0.5], dtype=float32)
 >>> ops.softmin(ms.Tensor([1.0, 2.0]))
 Array([0.7310586 , 0.26894143], dtype=float32)
->>> ops.sigmoid(ms.Tensor([1, 2]))
+>>> ops.sigmoid(ms.Tensor([1, 2], ms.int32))
 Traceback (most recent call last):
 ...
 TypeError: For 'sigmoid', 'input' must be a float Tensor, but got int32.
