@@ -24,8 +24,10 @@ OUT = ROOT / "docs" / "ops.md"
 # Why MindSpore names are not in cellkit.ops, by the MindSpore module that defines them (the
 # longest matching prefix wins); a name of that module that cellkit has is simply covered.
 REASONS = {
-    "mindspore.ops.function.comm_func": "collective communication: see `cellkit.communication` and docs/distributed.md",
-    "mindspore.ops.operations.comm_ops": "collective communication: see `cellkit.communication` and docs/distributed.md",
+    "mindspore.ops.function.comm_func": "point-to-point, object and uneven collectives: not yet implemented (the "
+                                        "group-of-one and mapped-axis collectives are in `comm_func`, docs/distributed.md)",
+    "mindspore.ops.operations.comm_ops": "point-to-point and uneven collectives: not yet implemented (the group-of-one "
+                                         "and mapped-axis collectives are in `comm_ops`, docs/distributed.md)",
     "mindspore.ops.function.sparse": "sparse COO/CSR tensors have no cellkit counterpart (JAX's sparse is experimental)",
     "mindspore.ops.operations.sparse_ops": "sparse COO/CSR tensors have no cellkit counterpart",
     "mindspore.ops.operations._csr_ops": "sparse COO/CSR tensors have no cellkit counterpart",
