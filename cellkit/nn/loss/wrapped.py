@@ -314,7 +314,7 @@ class CTCLoss(LossBase):
 
     def construct(self, log_probs, targets, input_lengths, target_lengths):
         return L.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
-                          self.zero_infinity)
+                          self.zero_infinity)[0]
 
 
 class DiceLoss(LossBase):

@@ -22,7 +22,6 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 
 from .activation_func import float_arg, number_arg, tensor_arg
 from ._utils import exporter
@@ -483,28 +482,70 @@ def gaussian_nll_loss(x, target, var, full=False, eps=1e-6, reduction="mean"):
     return reduce_loss(loss, reduction)
 
 
-@_public
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
-    """Connectionist temporal classification loss of ``log_probs`` (T, N, C) against padded ``targets``
-    (N, S), computed by ``optax.ctc_loss``. ``'mean'`` divides each loss by its target length, then
-    averages over the batch; ``zero_infinity`` replaces infinite losses by 0."""
-    op = "ctc_loss"
-    check_reduction(op, reduction)
+_NEG = -1e30  # a finite stand-in for log(0), so that gradients through logaddexp stay finite
+
+
+def ctc_forward(log_probs, targets, input_lengths, target_lengths, blank):
+    """The CTC forward variables: ``(negative log-likelihood (N,), log_alpha (N, T, 2S+1))``, with
+    ``-inf`` where a state is unreachable or past the sample's lengths (MindSpore's ``log_alpha``)."""
+    lp = jnp.asarray(log_probs)
+    n_steps, batch = lp.shape[0], lp.shape[1]
+    tg, il, tl = (jnp.asarray(a).astype(jnp.int32) for a in (targets, input_lengths, target_lengths))
+    tg = tg.reshape(batch, -1)
+    il, tl = il.reshape(batch), tl.reshape(batch)
+    n_states = 2 * tg.shape[1] + 1
+    ext = jnp.full((batch, n_states), blank, jnp.int32).at[:, 1::2].set(tg)
+    s = jnp.arange(n_states)[None, :]
+    valid = s < (2 * tl[:, None] + 1)
+    prev2 = jnp.concatenate([jnp.full((batch, 2), -1, jnp.int32), ext[:, :-2]], axis=1)
+    skip = (s % 2 == 1) & (s >= 2) & (ext != prev2)
+    emit = jnp.take_along_axis(lp, jnp.broadcast_to(ext[None], (n_steps, batch, n_states)), axis=2)
+    neg = jnp.asarray(_NEG, lp.dtype)
+    first = jnp.where(valid & (s < 2) & (il[:, None] > 0), emit[0], neg)
+
+    def step(alpha, inputs):
+        e, t = inputs
+        pad1 = jnp.full((batch, 1), neg)
+        a1 = jnp.concatenate([pad1, alpha[:, :-1]], axis=1)
+        a2 = jnp.concatenate([pad1, pad1, alpha[:, :-2]], axis=1)
+        new = jnp.logaddexp(alpha, a1)
+        new = jnp.where(skip, jnp.logaddexp(new, a2), new) + e
+        new = jnp.where(valid & (t < il[:, None]), jnp.maximum(new, neg), neg)
+        return new, new
+
+    _, rest = jax.lax.scan(step, first, (emit[1:], jnp.arange(1, n_steps)))
+    alpha = jnp.concatenate([first[None], rest], axis=0)  # (T, N, 2S+1)
+    last = alpha[jnp.maximum(il - 1, 0), jnp.arange(batch)]
+    end = jnp.take_along_axis(last, (2 * tl)[:, None], axis=1)[:, 0]
+    before = jnp.where(tl > 0, jnp.take_along_axis(last, jnp.maximum(2 * tl - 1, 0)[:, None], axis=1)[:, 0], neg)
+    nll = -jnp.logaddexp(end, before)
+    nll = jnp.where(nll > -0.1 * _NEG, jnp.inf, nll)
+    log_alpha = jnp.transpose(jnp.where(alpha < 0.1 * _NEG, -jnp.inf, alpha), (1, 0, 2))
+    return nll, log_alpha
+
+
+def _ctc_args(op, log_probs, targets, input_lengths, target_lengths):
     lp = float_arg(op, log_probs, "log_probs")
     tg, il, tl = (tensor_arg(op, a, n) for a, n in ((targets, "targets"), (input_lengths, "input_lengths"),
                                                      (target_lengths, "target_lengths")))
     if lp.ndim != 3:
         raise ValueError(f"For '{op}', 'log_probs' must be (T, N, C), but got shape {tuple(lp.shape)}.")
-    n_steps, batch = lp.shape[0], lp.shape[1]
-    logits = jnp.transpose(lp, (1, 0, 2))
-    logit_pad = (jnp.arange(n_steps)[None, :] >= il.reshape(batch, 1)).astype(lp.dtype)
-    label_pad = (jnp.arange(tg.shape[-1])[None, :] >= tl.reshape(batch, 1)).astype(lp.dtype)
-    loss = optax.ctc_loss(logits, logit_pad, tg.astype(jnp.int32), label_pad, blank_id=blank,
-                          log_epsilon=-1e30)
-    loss = jnp.where(loss > 1e29, jnp.inf, loss)
+    return lp, tg, il, tl
+
+
+@_public
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist temporal classification loss of ``log_probs`` (T, N, C) against padded ``targets``
+    (N, S); returns ``(loss, log_alpha)`` as MindSpore, ``log_alpha`` the forward variables (N, T, 2S+1).
+    ``'mean'`` divides each loss by its target length, then averages over the batch;
+    ``zero_infinity`` replaces infinite losses by 0."""
+    op = "ctc_loss"
+    check_reduction(op, reduction)
+    lp, tg, il, tl = _ctc_args(op, log_probs, targets, input_lengths, target_lengths)
+    loss, log_alpha = ctc_forward(lp, tg, il, tl, blank)
     if zero_infinity:
         loss = jnp.where(jnp.isinf(loss), 0.0, loss)
     loss = loss.astype(lp.dtype)
     if reduction == "mean":
-        return jnp.mean(loss / jnp.maximum(tl, 1).astype(lp.dtype))
-    return reduce_loss(loss, reduction)
+        return jnp.mean(loss / jnp.maximum(tl, 1).astype(lp.dtype)), log_alpha
+    return reduce_loss(loss, reduction), log_alpha

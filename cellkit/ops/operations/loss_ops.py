@@ -90,7 +90,12 @@ def _l2(x):
 
 
 # Name: (op, constructor arguments with MindSpore's defaults[, check])
+def _ctc_v2(log_probs, targets, input_lengths, target_lengths, *, blank, reduction, zero_infinity):
+    return L.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+
+
 PRIMITIVES = {
+    "CTCLossV2": (_ctc_v2, {"blank": 0, "reduction": "none", "zero_infinity": False}),
     "SoftmaxCrossEntropyWithLogits": (_softmax_ce, {}),
     "SparseSoftmaxCrossEntropyWithLogits": (_sparse_softmax_ce, {"is_grad": False}),
     "BCEWithLogitsLoss": (_bce_logits, {"reduction": "mean"}),
