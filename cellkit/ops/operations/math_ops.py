@@ -238,6 +238,7 @@ PRIMITIVES = {
     "BesselI0e": (F.bessel_i0e, {}),
     "BesselI1": (F.bessel_i1, {}),
     "BesselI1e": (F.bessel_i1e, {}),
+    **{f"Bessel{k}": (getattr(F, f"bessel_{k.lower()}"), {}) for k in ("J0", "J1", "Y0", "Y1", "K0", "K0e", "K1", "K1e")},
     "ComplexAbs": (F.abs, {}),
     "Real": (F.real, {}),
     "Imag": (F.imag, {}),
