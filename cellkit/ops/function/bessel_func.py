@@ -17,8 +17,8 @@ only (float16 is computed in float32), ``Y`` is ``-inf`` for ``x < 0``, ``K`` is
 >>> import cellkit as ms
 >>> ms.ops.bessel_j0(ms.Tensor([0., 1.]))
 Array([1.       , 0.7651977], dtype=float32)
->>> ms.ops.bessel_k0(ms.Tensor([1.]))
-Array([0.42102444], dtype=float32)
+>>> ms.ops.bessel_k0(ms.Tensor([1.])).round(5)
+Array([0.42102], dtype=float32)
 """
 
 from __future__ import annotations
