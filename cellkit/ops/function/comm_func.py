@@ -24,7 +24,7 @@ so an in-place op whose result differs from it raises and names the fix.
 >>> ops.set_comm_ops_inplace(False)
 >>> ops.all_reduce(ms.Tensor([1., 2.]))
 (Array([1., 2.], dtype=float32), None)
->>> jax.vmap(lambda x: ops.all_reduce(x, group="dp")[0], axis_name="dp")(jnp.arange(3.))
+>>> jax.vmap(lambda x: ops.all_reduce(x, group="dp")[0], axis_name="dp")(jnp.arange(3, dtype=jnp.float32))
 Array([3., 3., 3.], dtype=float32)
 >>> ops.set_comm_ops_inplace(True)
 """

@@ -11,7 +11,7 @@ functional forms, a Primitive returns its result.
 >>> from cellkit.ops import operations as P
 >>> P.AllGather()(ms.Tensor([[1., 2.]]))
 Array([[1., 2.]], dtype=float32)
->>> jax.vmap(lambda x: P.AllReduce(group="dp")(x), axis_name="dp")(jnp.arange(3.))
+>>> jax.vmap(lambda x: P.AllReduce(group="dp")(x), axis_name="dp")(jnp.arange(3, dtype=jnp.float32))
 Array([3., 3., 3.], dtype=float32)
 """
 
