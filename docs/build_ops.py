@@ -46,6 +46,14 @@ REASONS = {
 }
 # Reasons for single names (they win over the module's reason).
 NAME_REASONS = {
+    "ApplyRotaryPosEmb": "Ascend-only kernel (no CPU kernel in MindSpore 2.10 to check a layout against): "
+                         "not yet implemented",
+    "rotary_position_embedding": "Ascend-only kernel (no CPU kernel in MindSpore 2.10): not yet implemented",
+    "PagedAttention": "Ascend inference kernel over a paged KV cache (block tables of device memory): "
+                      "not yet implemented; `nn.MultiheadAttention` covers the computation",
+    "PagedAttentionMask": "Ascend inference kernel over a paged KV cache: not yet implemented",
+    "ReshapeAndCache": "Ascend in-place write into a paged KV cache: not yet implemented",
+    "DynamicRNN": "Ascend fused LSTM kernel (time-major, packed weights): not yet implemented; `nn.LSTM` covers it",
     "GradOperation": "planned: `cellkit.grad` and `cellkit.value_and_grad` cover its uses",
 }
 NOT_YET = "not yet implemented"

@@ -350,3 +350,61 @@ def triu_indices(row, col, offset=0, *, dtype=jnp.int64):
     """The ``(2, N)`` indices of the upper triangle of a ``row`` x ``col`` matrix."""
     return jnp.stack(jnp.triu_indices(row, offset, col)).astype(jax.dtypes.canonicalize_dtype(dtype))
 
+
+
+def _lu_args(op, lu_data, lu_pivots):
+    lu, piv = jnp.asarray(_v(lu_data)), jnp.asarray(_v(lu_pivots))
+    if not jnp.issubdtype(piv.dtype, jnp.integer):
+        raise TypeError(f"For {op}, LU_pivots must be an int32 tensor (1-based, as LAPACK's), got {piv.dtype}")
+    if lu.ndim < 2 or piv.shape != lu.shape[:-2] + (min(lu.shape[-2:]),):
+        raise ValueError(f"For {op}, LU_data must be (..., M, N) and LU_pivots (..., min(M, N)), got "
+                         f"{tuple(lu.shape)} and {tuple(piv.shape)}")
+    return lu, piv.astype(jnp.int32)
+
+
+def _permutation(piv, m):
+    """The row permutation ``perm`` (``A[perm] = L U``) of LAPACK's 1-based ``piv``."""
+    return jax.lax.linalg.lu_pivots_to_permutation(piv - 1, m)
+
+
+@_public
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803 - MindSpore's names
+    """``(P, L, U)`` of a packed LU factorisation (``A = P @ L @ U``); ``LU_pivots`` are 1-based.
+    ``unpack_data=False`` leaves ``L`` and ``U`` as None, ``unpack_pivots=False`` leaves ``P`` as None.
+
+    >>> import cellkit as ms
+    >>> lu = ms.Tensor([[2., 1.], [0.5, 1.5]])
+    >>> p, l, u = ms.ops.lu_unpack(lu, ms.Tensor([2, 2], ms.int32))
+    >>> p.tolist(), l.tolist(), u.tolist()
+    ([[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.5, 1.0]], [[2.0, 1.0], [0.0, 1.5]])
+    """
+    lu, piv = _lu_args("lu_unpack", LU_data, LU_pivots)
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    p = l_mat = u_mat = None
+    if unpack_pivots:
+        perm = _permutation(piv, m)
+        p = jnp.swapaxes(jax.nn.one_hot(perm, m, dtype=lu.dtype), -1, -2)
+    if unpack_data:
+        l_mat = jnp.tril(lu[..., :, :k], -1) + jnp.eye(m, k, dtype=lu.dtype)
+        u_mat = jnp.triu(lu[..., :k, :])
+    return p, l_mat, u_mat
+
+
+@_public
+def lu_solve(b, LU_data, LU_pivots):  # noqa: N803 - MindSpore's names
+    """The solution ``x`` of ``A x = b`` from ``A``'s packed LU factorisation (1-based pivots); the
+    batch dimensions broadcast."""
+    lu, piv = _lu_args("lu_solve", LU_data, LU_pivots)
+    b = jnp.asarray(_v(b))
+    if b.ndim < 2 or b.shape[-2] != lu.shape[-1] or lu.shape[-1] != lu.shape[-2]:
+        raise ValueError(f"For lu_solve, LU_data must be square (..., N, N) and b (..., N, K), got "
+                         f"{tuple(lu.shape)} and {tuple(b.shape)}")
+    batch = jnp.broadcast_shapes(b.shape[:-2], lu.shape[:-2])
+    lu = jnp.broadcast_to(lu, batch + lu.shape[-2:])
+    piv = jnp.broadcast_to(piv, batch + piv.shape[-1:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:]).astype(lu.dtype)
+    perm = _permutation(piv, lu.shape[-1])
+    pb = jnp.take_along_axis(b, perm[..., None], axis=-2)
+    y = jax.lax.linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
+    return jax.lax.linalg.triangular_solve(lu, y, left_side=True, lower=False)

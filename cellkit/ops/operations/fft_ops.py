@@ -1,4 +1,5 @@
-"""Fourier-transform Primitives (MindSpore's ``FFTWithSize``).
+"""Fourier-transform and window Primitives (MindSpore's ``FFTWithSize``, ``HammingWindow``,
+``BartlettWindow``, ``BlackmanWindow``; the windows take the length as a Tensor).
 
 >>> import cellkit as ms
 >>> from cellkit.ops import operations as P
@@ -8,6 +9,10 @@ Array([4.+0.j, 0.+0.j, 0.+0.j], dtype=complex64)
 
 from __future__ import annotations
 
+import jax.numpy as jnp
+
+from ..function import spectral_func as S
+from ..function._utils import _v
 from ..function.fft_func import _NORMS, fft_with_size
 from ..primitive import REQUIRED, install_primitives
 
@@ -24,9 +29,23 @@ def _check(signal_ndim, inverse, real, norm, onesided, signal_sizes):
         raise ValueError(f"FFTWithSize: norm must be 'backward', 'forward' or 'ortho', got {norm!r}")
 
 
+def _window(name, fn, rank):
+    def call(length, *, periodic, dtype, **kwargs):
+        n = jnp.asarray(_v(length))
+        if n.ndim != rank:
+            raise ValueError(f"For primitive[{name}], the length dim must be equal to {rank}, but got {n.ndim}.")
+        return fn(n.reshape(()), periodic, **kwargs, dtype=dtype)
+    call.__name__ = fn.__name__
+    return call
+
+
 # Name: (op, constructor arguments with MindSpore's defaults[, check])
 PRIMITIVES = {
     "FFTWithSize": (fft_with_size, {"signal_ndim": REQUIRED, "inverse": REQUIRED, "real": REQUIRED,
                                     "norm": "backward", "onesided": True, "signal_sizes": ()}, _check),
+    "HammingWindow": (_window("HammingWindow", S.hamming_window, 1),
+                      {"periodic": True, "alpha": 0.54, "beta": 0.46, "dtype": jnp.float32}),
+    "BartlettWindow": (_window("BartlettWindow", S.bartlett_window, 0), {"periodic": True, "dtype": jnp.float32}),
+    "BlackmanWindow": (_window("BlackmanWindow", S.blackman_window, 0), {"periodic": True, "dtype": jnp.float32}),
 }
 install_primitives(globals(), __all__, PRIMITIVES)

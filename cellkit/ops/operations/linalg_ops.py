@@ -79,7 +79,13 @@ def _cdist(x1, x2, *, p):
 
 
 # Name: (op, constructor arguments with MindSpore's defaults[, check])
+def _lu_unpack(lu_data, lu_pivots, *, unpack_data, unpack_pivots):
+    return F.lu_unpack(lu_data, lu_pivots, unpack_data, unpack_pivots)
+
+
 PRIMITIVES = {
+    "LuSolve": (F.lu_solve, {}),
+    "LuUnpack": (_lu_unpack, {"unpack_data": True, "unpack_pivots": True}),
     "MatMul": (_matmul, {"transpose_a": False, "transpose_b": False}),
     "BatchMatMul": (_matmul, {"transpose_a": False, "transpose_b": False}),
     "Einsum": (_einsum, {"equation": REQUIRED}),

@@ -91,6 +91,9 @@ def _l2(x):
 
 # Name: (op, constructor arguments with MindSpore's defaults[, check])
 def _ctc_v2(log_probs, targets, input_lengths, target_lengths, *, blank, reduction, zero_infinity):
+    if reduction != "none":
+        raise ValueError(f"For 'CTCLossV2', the 'reduction' must be str and must be in '['none']', but got "
+                         f"{reduction!r}; reduce the losses afterwards, or use ops.ctc_loss")
     return L.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
 

@@ -43,6 +43,30 @@ def _dropout(x, *, keep_prob, Seed0, Seed1):  # noqa: N803 - MindSpore's argumen
     return _apply_mask(x, mask, keep_prob), mask.astype(x.dtype)
 
 
+def _gen_mask(shape, keep_prob, *, Seed0, Seed1):  # noqa: N803 - MindSpore's argument names
+    """A bit-packed keep mask for ``shape``: uint8 of ``ceil(n / 128) * 16`` bytes, element ``i`` in
+    bit ``i % 8`` of byte ``i // 8`` (1: kept, with probability ``keep_prob``)."""
+    if not isinstance(shape, tuple) or not all(isinstance(d, int) and d >= 0 for d in shape):
+        raise TypeError(f"DropoutGenMask: shape must be a tuple of non-negative ints, got {shape!r}")
+    count = int(np.prod(shape, dtype=np.int64))
+    n_bits = -(-count // 128) * 128
+    keep = jnp.asarray(_v(keep_prob), jnp.float32)
+    bits = bernoulli_mask(keep, (n_bits // 8, 8)).astype(jnp.uint8)
+    return jnp.sum(bits << jnp.arange(8, dtype=jnp.uint8), axis=1, dtype=jnp.uint8)
+
+
+def _do_mask(input_x, mask, keep_prob):
+    """``input_x`` where the bit of ``mask`` (from ``DropoutGenMask``) is set, scaled by ``1 / keep_prob``."""
+    x, mask = jnp.asarray(_v(input_x)), jnp.asarray(_v(mask))
+    if mask.dtype != jnp.uint8 or mask.ndim != 1 or mask.size * 8 < x.size:
+        raise ValueError(f"DropoutDoMask: mask must be DropoutGenMask's uint8 bits for {x.size} elements, got "
+                         f"{mask.dtype} of shape {tuple(mask.shape)}")
+    bits = (mask[:, None] >> jnp.arange(8, dtype=jnp.uint8)) & 1
+    keep = bits.reshape(-1)[:x.size].reshape(x.shape).astype(bool)
+    k = jnp.asarray(_v(keep_prob), x.dtype)
+    return jnp.where(keep, x / k, jnp.zeros((), x.dtype)).astype(x.dtype)
+
+
 def _dropout_nd(ndim, what):
     """Channel dropout of an (N, C, ...) input with ``ndim`` dimensions: ``(output, bool mask)``."""
     def call(x, *, keep_prob):
@@ -55,6 +79,8 @@ def _dropout_nd(ndim, what):
 PRIMITIVES = {
     "Dropout": (_dropout, {"keep_prob": 0.5, "Seed0": 0, "Seed1": 0},
                 functools.partial(_check_keep, "Dropout", False)),
+    "DropoutGenMask": (_gen_mask, {"Seed0": 0, "Seed1": 0}),
+    "DropoutDoMask": (_do_mask, {}),
     "Dropout2D": (_dropout_nd(4, "Dropout2D"), {"keep_prob": 0.5}, functools.partial(_check_keep, "Dropout2D", True)),
     "Dropout3D": (_dropout_nd(5, "Dropout3D"), {"keep_prob": 0.5}, functools.partial(_check_keep, "Dropout3D", True)),
 }
