@@ -47,6 +47,13 @@ def _state(*cells):
     return {f"{i}.{n}": np.asarray(p.value) for i, c in enumerate(cells) for n, p in c.parameters_and_names()}
 
 
+@pytest.fixture(autouse=True)
+def _one_thread(monkeypatch):
+    """Each test starts as if only this thread had called cellkit.jit (another test may have used threads)."""
+    monkeypatch.setattr(donation, "_owner", [None])
+    monkeypatch.setattr(donation, "shared", [False])
+
+
 @pytest.fixture
 def spy(monkeypatch):
     """The lists of values each call donated (held here, so their arrays can be inspected afterwards)."""
@@ -174,6 +181,22 @@ def test_opt_out(switch, spy):
     _assert_same(_state(net, opt), _reference(2))
     step(X, Y)
     assert len(spy) == (2 if switch == "context" else 1)   # the context back on: donated again
+
+
+def test_a_second_thread_ends_donation(spy):
+    import threading
+
+    step, net, opt = _train()
+    step(X, Y)
+    assert len(spy) == 1
+    done = []
+    worker = threading.Thread(target=lambda: done.append(float(step(X, Y))))
+    worker.start()
+    worker.join()
+    assert done and len(spy) == 1          # the other thread's call donated nothing...
+    step(X, Y)
+    assert len(spy) == 1                   # ...and from then on no call does
+    _assert_same(_state(net, opt), _reference(3))
 
 
 def test_bad_switches_are_refused():

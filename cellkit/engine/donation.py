@@ -19,6 +19,13 @@ Parameter holds it, so before each call every candidate is checked:
 * JAX's NaN/Inf checks (``jax_debug_nans``/``jax_debug_infs``) re-run a failing
   computation on its inputs: with either on, nothing is donated.
 * Inside an outer JAX transform the values are tracers: nothing is donated.
+* Threads: donation happens while one thread calls ``cellkit.jit`` functions.
+  From the first call on a second thread on, nothing is donated (that call
+  first waits for a donating call in flight), so one thread's step never
+  consumes a buffer another thread has just gathered. A thread that only
+  *reads* Parameters (``p.value``, ``asnumpy()``) while another runs a step
+  that writes them may see the donated old value: such programs should turn
+  donation off.
 
 Off switches: ``cellkit.jit(fn, donate=False)`` for one function,
 ``cellkit.set_context(jit_donate=False)`` for every function that does not
@@ -38,12 +45,13 @@ from __future__ import annotations
 
 import operator
 import sys
+import threading
 
 import jax
 
 from .. import context
 
-__all__ = ["enabled", "protect", "check_lost"]
+__all__ = ["enabled", "protect", "check_lost", "register", "lock", "shared"]
 
 _getrefcount = sys.getrefcount
 
@@ -75,11 +83,35 @@ def _debugging() -> bool:
     return bool(jax.config.jax_debug_nans or jax.config.jax_debug_infs)
 
 
+# Held by a donating call from gathering the values to storing the new ones.
+lock = threading.RLock()
+_register_lock = threading.Lock()
+_owner = [None]      # the thread that calls cellkit.jit functions
+shared = [False]     # a second thread has called one: nothing is donated from then on
+
+
+def register() -> None:
+    """Note the calling thread (each ``jit`` call); the first call on a second thread ends donation."""
+    ident = threading.get_ident()
+    if ident == _owner[0] or shared[0]:
+        return
+    with _register_lock:
+        if _owner[0] is None:
+            _owner[0] = ident
+            return
+        if ident == _owner[0] or shared[0]:
+            return
+        shared[0] = True
+    # Let a donating call in flight finish (a bounded wait: a host callback inside it may be us).
+    if lock.acquire(timeout=1.0):
+        lock.release()
+
+
 def enabled(donate) -> bool:
     """Should a call donate now? ``donate`` is the function's own switch (None: the context's)."""
     if donate is None:
         donate = context.donate[0]
-    return bool(donate) and not _debugging()
+    return bool(donate) and not shared[0] and not _debugging()
 
 
 def protect(values) -> None:

@@ -266,6 +266,13 @@ class JitFunction(Transformed):
     def __call__(self, *args, **kwargs):
         if local.frame is not None:  # inside another transform: run inline in its frame
             return self.fn(*args, **kwargs)
+        donation.register()
+        if donation.enabled(self.donate):
+            with donation.lock:  # no other thread gathers a value this call donates
+                return self._call(args, kwargs, not donation.shared[0])
+        return self._call(args, kwargs, False)
+
+    def _call(self, args, kwargs, may_donate):
         key, call, unique, dyn = self._prepare(args, kwargs)
         try:
             for _ in range(3):
@@ -275,7 +282,7 @@ class JitFunction(Transformed):
                 donated_params, kept_params, written_params = entry.last_split
                 donated = list(map(_stored_value, donated_params))
                 kept = list(map(_stored_value, kept_params))
-                donate = bool(donated) and donation.enabled(self.donate) and not isinstance(donated[0], _Tracer)
+                donate = may_donate and bool(donated) and not isinstance(donated[0], _Tracer)
                 if donate:
                     donation.protect(donated)  # copies what the user can still reach
                 try:
