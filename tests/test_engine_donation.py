@@ -274,3 +274,14 @@ def test_inside_an_outer_jax_transform_nothing_is_donated(spy):
     out = outer(opt)
     np.testing.assert_allclose(np.asarray(out.parameters[0].value), before - 0.5)
     assert not net.weight.value.is_deleted() and spy == []
+
+
+def test_a_failure_after_donation_names_the_lost_parameters():
+    w = ms.Parameter(ms.Tensor([1.0], ms.float32), name="w")
+    b = ms.Parameter(ms.Tensor([2.0], ms.float32), name="b")
+    gone = jnp.ones(1) + 0.0
+    gone.delete()
+    with pytest.raises(RuntimeError, match=r"the Parameters 'w' \(1 in all\) no longer hold values") as info:
+        donation.check_lost([w, b], [gone, b.value], ValueError("runtime failure"))
+    assert isinstance(info.value.__cause__, ValueError)
+    donation.check_lost([b], [b.value], ValueError("nothing lost"))   # nothing consumed: no new error
