@@ -374,21 +374,22 @@ def markdown_table(results) -> str:
             cells = []
             for n in names:
                 n = eager.get(n) if label.startswith("5 eager") else n
-                cells.append(cell(v[n]) if n in v else "")
+                cells.append(cell(n, v[n]) if n in v else "")
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         return lines
 
-    lines = table(lambda s: f"{s['ratio']:.2f}")
+    lines = table(lambda n, s: f"{s['ratio']:.2f}")
     c = results.get("compile")
     if c:
         cells = [f"{c['variants'][n]['per_layer_ms']:.0f} ms/layer" if n in c["variants"] else "" for n in names]
         lines.append("| 6 compile | " + " | ".join(cells) + " |")
     lines += ["", "Compiled step's memory (argument + output + temporary - aliased bytes) over raw JAX's "
               "(with donation); raw JAX's in KiB:", ""]
-    lines += table(lambda s: (f"{s['memory']['total_bytes'] / 1024:.0f} KiB" if s.get("memory_ratio") == 1.0
-                              else f"{s['memory_ratio']:.3f}") if "memory_ratio" in s else "", skip_eager=True)
+    lines += table(lambda n, s: "" if "memory_ratio" not in s else
+                   f"{s['memory']['total_bytes'] / 1024:.0f} KiB" if n == "raw_jax" else f"{s['memory_ratio']:.3f}",
+                   skip_eager=True)
     lines += ["", "First call (trace and compile), seconds:", ""]
-    lines += table(lambda s: f"{s['first_call_s']:.2f}" if "first_call_s" in s else "", skip_eager=True)
+    lines += table(lambda n, s: f"{s['first_call_s']:.2f}" if "first_call_s" in s else "", skip_eager=True)
     return "\n".join(lines)
 
 
