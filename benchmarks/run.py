@@ -424,6 +424,8 @@ def parse_args(argv=None):
     p.add_argument("--optimizers", default=",".join(variants.NN_OPTIMIZERS),
                    help="cellkit.nn optimizers for the rows on workloads 1 and 2 (default SGD,Momentum,Adam; "
                    "'' for none)")
+    p.add_argument("--optimizer-rows-only", action="store_true",
+                   help="only the nn-optimizer rows of the selected workloads (1, 2)")
     p.add_argument("--table", metavar="JSON", default=None,
                    help="print the ratio table of a results file as Markdown, and nothing else")
     args = p.parse_args(argv)
@@ -454,7 +456,7 @@ def main(argv=None) -> dict:
     print(f"cellkit benchmarks on {results['machine']['backend']} ({results['machine']['cpu_count']} CPUs), "
           f"jax {jax.__version__}" + ("  [smoke: no timing claims]" if args.smoke else ""))
     for key, workload in workloads(args.smoke).items():
-        if int(key[0]) in args.selected:
+        if int(key[0]) in args.selected and not args.optimizer_rows_only:
             results["workloads"][key] = r = measure_workload(workload, args)
             print_workload(key, r)
     if args.optimizers:
@@ -465,7 +467,7 @@ def main(argv=None) -> dict:
                     row = f"{key}:{name}"
                     results["nn_optimizers"][row] = r = measure_nn_optimizer(workload, name, args)
                     print_workload(row, r)
-    if 6 in args.selected:
+    if 6 in args.selected and not args.optimizer_rows_only:
         depths = (1, 2) if args.smoke else (8, 16, 32, 64, 128)
         results["compile"] = measure_compile(depths, args.compile_repeats)
         print_compile(results["compile"])

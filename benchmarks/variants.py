@@ -208,39 +208,9 @@ def equinox(cell, x, y):
 
 # ----- cellkit.nn optimizers in MindSpore's loop, against the same update in raw JAX ----------
 
-OPT_LR = 0.01
-
-
-def _raw_sgd(p, g, s):
-    return jax.tree.map(lambda w, d: w - OPT_LR * d, p, g), s
-
-
-def _raw_momentum(p, g, s):
-    v = jax.tree.map(lambda v, d: 0.9 * v + d, s, g)
-    return jax.tree.map(lambda w, m: w - OPT_LR * m, p, v), v
-
-
-def _raw_adam(p, g, s):
-    """MindSpore's Adam: bias correction folded into the rate, eps added to the uncorrected sqrt(v)."""
-    m, v, t = s
-    t = t + 1
-    m = jax.tree.map(lambda m, d: 0.9 * m + 0.1 * d, m, g)
-    v = jax.tree.map(lambda v, d: 0.999 * v + 0.001 * d * d, v, g)
-    lr_t = OPT_LR * jnp.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
-    return jax.tree.map(lambda w, m, v: w - lr_t * m / (jnp.sqrt(v) + 1e-8), p, m, v), (m, v, t)
-
-
-def _zeros(p):
-    return jax.tree.map(jnp.zeros_like, p)
-
-
-# name -> (cellkit optimizer from the Parameters, raw update(params, grads, state), raw initial state)
-NN_OPTIMIZERS = {
-    "SGD": (lambda ps: nn.SGD(ps, learning_rate=OPT_LR), _raw_sgd, lambda p: ()),
-    "Momentum": (lambda ps: nn.Momentum(ps, learning_rate=OPT_LR, momentum=0.9), _raw_momentum, _zeros),
-    "Adam": (lambda ps: nn.Adam(ps, learning_rate=OPT_LR), _raw_adam,
-             lambda p: (_zeros(p), _zeros(p), jnp.zeros((), jnp.float32))),
-}
+# The optimizers, their learning rate and the same updates in raw JAX are benchmarks.nn_optim's
+# (whose own script times them alone): name -> (cellkit optimizer, raw update, raw initial state).
+from .nn_optim import LR as OPT_LR, OPTIMIZERS as NN_OPTIMIZERS  # noqa: E402
 
 
 def nn_raw(name):

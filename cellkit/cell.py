@@ -34,20 +34,41 @@ import jax
 import numpy as np
 
 from . import context
+from .cell_hooks import HookHandle, HooksMixin
 from .parameter import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, bump_structure, local, structure_epoch
 
-__all__ = ["Cell"]
+__all__ = ["Cell", "HookHandle"]
 
 # Set by the engine: handles GRAPH_MODE calls and Cells with a custom bprop.
 special_call = [None]
 # Set by cellkit.amp: runs a Cell that has a mixed-precision type (``Cell.to_float``).
 precision_call = [None]
+# Set by the engine: runs a Cell that has hooks or recompute (``cellkit.engine.hooks``).
+extras_call = [None]
 
 
 def _special_call(cell, args, kwargs):
+    d = cell.__dict__
+    if "_cell_hooks" in d or "_cell_recompute" in d:
+        return extras_call[0](cell, args, kwargs)
     if cell._mixed_precision_type is not None and not (context.graph[0] and local.frame is None):
         return precision_call[0](cell, args, kwargs)
     return special_call[0](cell, args, kwargs)
+
+
+def _call_inner(cell, args, kwargs):
+    """``cell(*args)`` without its hooks and recompute (inside a transform, or eagerly)."""
+    if cell._mixed_precision_type is not None:
+        return precision_call[0](cell, args, kwargs)
+    if cell._ck_bprop:
+        return special_call[0](cell, args, kwargs)
+    try:
+        return cell.construct(*args, **kwargs)
+    except Exception as err:
+        new = _call_failed(cell, err, args, kwargs)
+        if new is None:
+            raise
+        raise new from err
 
 
 def _hides_class_attribute(cls, name) -> bool:
@@ -238,7 +259,7 @@ def _call_failed(cell, err, args, kwargs):
     return None
 
 
-class Cell:
+class Cell(HooksMixin):
     """Base class of all layers: subclass it and define ``construct``.
 
     Args:
@@ -263,11 +284,15 @@ class Cell:
     """
 
     _ck_bprop = False
+    _ck_jvp = False
+    _cell_special = False  # a bprop (class) or hooks/recompute (instance): calls take the special path
     _mixed_precision_type = None  # set by to_float: the float type this Cell computes in
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._ck_bprop = callable(getattr(cls, "bprop", None))
+        cls._ck_jvp = callable(getattr(cls, "jvp", None))  # a forward-mode rule (cellkit.engine.custom_jvp)
+        cls._ck_bprop = callable(getattr(cls, "bprop", None)) or cls._ck_jvp
+        cls._cell_special = cls._ck_bprop
         _register(cls)
 
     def __init__(self, auto_prefix=True, flags=None):
@@ -303,7 +328,8 @@ class Cell:
         old = self.__dict__.get(name)
         if name.startswith("_ck_"):
             problem = "names starting with '_ck_' are reserved for cellkit's bookkeeping"
-        elif old is not None and not isinstance(old, kind):
+        elif old is not None and not isinstance(old, kind) \
+                and not (kind is Parameter and isinstance(old, jax.Array)):  # a Tensor gives way to a Parameter
             problem = f"attribute '{name}' already exists and is a {type(old).__name__}, not {noun}"
         elif name not in self.__dict__ and _hides_class_attribute(type(self), name):
             problem = f"'{name}' is a method or property of {self.cls_name}"
@@ -517,7 +543,7 @@ class Cell:
         raise NotImplementedError(f"{self.cls_name} must define construct()")
 
     def __call__(self, *args, **kwargs):
-        if self._ck_bprop or self._mixed_precision_type is not None or (context.graph[0] and local.frame is None):
+        if self._cell_special or self._mixed_precision_type is not None or (context.graph[0] and local.frame is None):
             return _special_call(self, args, kwargs)
         try:
             return self.construct(*args, **kwargs)

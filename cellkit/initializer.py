@@ -31,7 +31,7 @@ import numpy as np
 
 from . import dtype as mstype
 from . import random as ckrandom
-from . import tensor as _tensor
+from .tensor import _initializer as _tensor_initializer_slot  # (cellkit.tensor is also ms.tensor, a function)
 from .suggest import did_you_mean
 
 __all__ = [
@@ -329,9 +329,13 @@ def _as_shape(shape) -> tuple:
     if isinstance(shape, numbers.Integral):
         return (int(shape),)
     try:
-        return tuple(int(s) for s in shape)
+        dims = tuple(int(s) for s in shape)
     except (TypeError, ValueError):
         raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"initializer: shape {dims} is invalid: every dimension must be a "
+                         "non-negative int")
+    return dims
 
 
 class _TensorInit(Initializer):
@@ -432,4 +436,4 @@ def initializer(init, shape=None, dtype=mstype.float32) -> LazyInit:
     return LazyInit(resolved, _as_shape(shape), dtype)
 
 
-_tensor._initializer[0] = initializer
+_tensor_initializer_slot[0] = initializer

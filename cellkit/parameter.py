@@ -567,6 +567,11 @@ class ParameterTuple(tuple):
             if not isinstance(p, Parameter):
                 raise TypeError(f"ParameterTuple: element {i} is a {type(p).__name__}, "
                                 "expected a Parameter")
+        seen = {}
+        for p in items:
+            if seen.setdefault(p.name, p) is not p:
+                raise ValueError(f"ParameterTuple: two different Parameters are both named '{p.name}'; "
+                                 "give them unique names")
         return super().__new__(cls, items)
 
     def clone(self, prefix: str, init="same") -> "ParameterTuple":

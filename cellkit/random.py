@@ -55,7 +55,9 @@ def set_seed(seed: int) -> None:
     >>> ms.get_seed()
     1
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"set_seed: seed must be an int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
         raise ValueError(f"set_seed: seed must be a non-negative int, got {seed!r}")
     seed = int(seed)
     _seed[0] = seed

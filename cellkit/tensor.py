@@ -35,7 +35,7 @@ import numpy as np
 
 from . import dtype as mstype
 
-__all__ = ["Tensor", "is_tensor", "x64_enabled", "default_int_dtype", "to_array", "check_data"]
+__all__ = ["Tensor", "tensor", "from_numpy", "is_tensor", "x64_enabled", "default_int_dtype", "to_array", "check_data"]
 
 # ``cellkit.initializer.initializer``, installed by that module when it is imported (``import
 # cellkit`` always does). It sits above this module: its random initializers draw keys from
@@ -177,6 +177,22 @@ class _TensorMeta(type):
         return issubclass(sub, jax.Array) or hasattr(sub, "__cellkit_value__")
 
 
+def from_numpy(array) -> jax.Array:
+    """A Tensor holding a NumPy array's data and dtype (MindSpore's ``from_numpy``).
+
+    The result is a copy: a ``jax.Array`` never shares memory with a NumPy array
+    that can still be written (MindSpore's shares it).
+
+    >>> import numpy as np
+    >>> import cellkit as ms
+    >>> ms.from_numpy(np.array([1, 2], np.int32))
+    Array([1, 2], dtype=int32)
+    """
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
+    return to_array(array, None, "from_numpy")
+
+
 class Tensor(metaclass=_TensorMeta):
     """Build a ``jax.Array`` from ``input_data`` (MindSpore's ``Tensor``).
 
@@ -185,24 +201,47 @@ class Tensor(metaclass=_TensorMeta):
             or Parameter.
         dtype: the dtype to cast to (a cellkit, NumPy or JAX dtype).
         shape, init: build the tensor from an Initializer instead
-            (``Tensor(shape=(2, 3), dtype=ms.float32, init=One())``).
+            (``Tensor(shape=(2, 3), dtype=ms.float32, init=One())``); all three
+            of ``shape``, ``dtype`` and ``init`` are needed. The values are made
+            at once; ``init_data()`` returns the tensor itself.
+        const_arg: accepted for compatibility (a jax.Array passed to
+            ``cellkit.jit`` is always an input, never a constant).
+
+    ``isinstance(x, Tensor)`` is true for every ``jax.Array`` (and its tracers)
+    and for Parameters, as MindSpore's Parameter is a Tensor.
 
     >>> import cellkit as ms
     >>> ms.Tensor([[1, 2], [3, 4]], dtype=ms.float32).shape
     (2, 2)
     >>> from cellkit.common.initializer import One
-    >>> ms.Tensor(shape=(2,), dtype=ms.float32, init=One())
+    >>> ms.Tensor(shape=(2,), dtype=ms.float32, init=One()).init_data()
     Array([1., 1.], dtype=float32)
     """
 
-    def __new__(cls, input_data=None, dtype=None, shape=None, init=None, **_ignored):
-        if init is not None:
-            if shape is None:
-                raise ValueError("Tensor(init=...) needs a shape")
-            return from_initializer(init, shape, dtype or mstype.float32)
+    def __new__(cls, input_data=None, dtype=None, shape=None, init=None, const_arg=False, **_ignored):
+        if init is not None or (shape is not None and input_data is None):
+            if init is None or shape is None or dtype is None:
+                raise ValueError("Tensor: init, dtype and shape must all be given to build a tensor from an "
+                                 f"initializer, got init={init!r}, dtype={dtype!r}, shape={shape!r}")
+            if input_data is not None:
+                raise ValueError("Tensor: give either input_data or (shape, dtype, init), not both")
+            return from_initializer(init, shape, dtype)
         if input_data is None:
-            raise ValueError("Tensor() needs input_data (or shape, dtype and init)")
+            raise TypeError("Tensor() needs input_data: a number, list, tuple, NumPy array or Tensor "
+                            "(or shape, dtype and init), got None")
         return to_array(input_data, dtype)
+
+    from_numpy = staticmethod(from_numpy)
+
+
+def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False):
+    """``Tensor(...)`` as a function (MindSpore's ``ms.tensor``).
+
+    >>> import cellkit as ms
+    >>> ms.tensor([1, 2], ms.float32)
+    Array([1., 2.], dtype=float32)
+    """
+    return Tensor(input_data, dtype, shape, init, const_arg)
 
 
 def is_tensor(x) -> bool:

@@ -139,7 +139,9 @@ def test_build_train_network_levels():
     assert type(step).__name__ == "TrainOneStepWithLossScaleCell"
     loss, cond, scale = step(ms.Tensor(XIN), ms.Tensor(np.zeros((4, 4), np.float32)))
     # float16 gradients of a loss scaled by 2**24 overflow: the step is skipped and the scale halves
-    assert loss.dtype == jnp.float32 and bool(cond) and float(scale) == 2.0 ** 24
+    # MindSpore returns the scale after the update cell ran, in PyNative and graph mode alike
+    # (tests/fixtures/mindspore/wrap_cells.json, "dynamic(2**10,2,2)")
+    assert loss.dtype == jnp.float32 and bool(cond) and float(scale) == 2.0 ** 23
     assert float(step.scale_sense.value) == 2.0 ** 23
     step3 = amp.build_train_network(amp_net(), nn.SGD(amp_net().trainable_params(), 0.01), nn.MSELoss(), level="O3")
     assert type(step3).__name__ == "TrainOneStepCell"

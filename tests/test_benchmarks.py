@@ -23,6 +23,9 @@ TRAIN = [v.name for v in variants.TRAIN]
 EAGER = [v.name for v in variants.EAGER]
 
 
+# End-to-end benchmark runs (smoke sizes): the 64-bit CI pass skips them.
+pytestmark = pytest.mark.slow
+
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "smoke.json"
@@ -152,3 +155,10 @@ def test_interleaved_rotates_the_order():
     samples = timing.interleaved(runs, repeats=3, steps=1)
     assert [len(v) for v in samples.values()] == [1 * 3] * 3
     assert calls == list("abc") + list("bca") + list("cab")
+
+
+def test_rnn_benchmark_variants_agree_and_report_ratios():
+    from benchmarks import rnn
+    res = rnn.main(["--smoke"])["workloads"]["smoke"]["variants"]
+    assert set(res) == {"raw_jax", "cellkit_pytree", "cellkit_stateful"}
+    assert res["raw_jax"]["ratio"] == 1.0 and all(v["median_s"] > 0 for v in res.values())

@@ -8,6 +8,7 @@ pytest.importorskip("matplotlib")
 from cellkit import demo  # noqa: E402
 
 
+@pytest.mark.slow
 def test_demo_runs_a_short_epoch_and_writes_its_outputs(tmp_path, capsys):
     result = demo.main(["--epochs", "1", "--max-steps", "6", "--out", str(tmp_path), "--quiet"])
     out = capsys.readouterr().out

@@ -126,7 +126,7 @@ def _bprop_cell(bprop, construct=lambda self, x: x * self.w):
             super().__init__()
             self.w = ms.Parameter(ms.Tensor([2., 3.]), name="w")
 
-    Custom.construct, Custom.bprop, Custom._ck_bprop = construct, bprop, True
+    Custom.construct, Custom.bprop, Custom._ck_bprop, Custom._cell_special = construct, bprop, True, True
     return Custom()
 
 
@@ -165,8 +165,8 @@ CASES = [
      r"nested list is ragged: element \[0\] has shape \(2,\) but element \[1\] has shape \(1,\)"),
     ("tensor-ragged-deep", lambda net, keep: ms.Tensor([[[1], [2]], [[3], [4, 5]]]), ValueError,
      r"ragged: element \[1\]\[0\] has shape \(1,\) but element \[1\]\[1\] has shape \(2,\)"),
-    ("tensor-none", lambda net, keep: ms.Tensor(None), ValueError, r"Tensor\(\) needs input_data"),
-    ("tensor-init-no-shape", lambda net, keep: ms.Tensor(init="ones"), ValueError, r"Tensor\(init=\.\.\.\) needs a shape"),
+    ("tensor-none", lambda net, keep: ms.Tensor(None), TypeError, r"Tensor\(\) needs input_data"),
+    ("tensor-init-no-shape", lambda net, keep: ms.Tensor(init="ones"), ValueError, r"Tensor: init, dtype and shape must all be given"),
     ("tensor-int-overflow", lambda net, keep: ms.Tensor([2 ** 40], ms.int32), OverflowError,
      r"Python int 1099511627776 does not fit Int32"),
     ("dtype-unknown", lambda net, keep: ms.dtype.get_dtype("nope"), TypeError, r"'nope' is not a dtype cellkit knows"),
@@ -275,7 +275,7 @@ CASES = [
     ("cell-duplicate-names-in-tuple",
      lambda net, keep: setattr(net, "extra", ms.ParameterTuple((ms.Parameter(ms.Tensor(1.), name="n"),
                                                                 ms.Parameter(ms.Tensor(2.), name="n")))),
-     ValueError, r"Block.extra: two different Parameters in the ParameterTuple are both named 'n'"),
+     ValueError, r"ParameterTuple: two different Parameters are both named 'n'"),
     ("cell-duplicate-names-in-tree", _dup_names, ValueError,
      r"Block: two different Parameters are both named 'scale' \(one at 'twin'\)"),
     ("insert-param-dotted-name", lambda net, keep: net.insert_param_to_cell("a.b", keep(ms.Parameter(ms.Tensor(1.)))),
@@ -309,8 +309,8 @@ CASES = [
     ("call-wrong-shape-in-jit", lambda net, keep: ms.jit(lambda x: net(x))(np.ones((2, 5), np.float32)), ValueError,
      r"in Cell layers\.0 \(Dense\(input_channels=3"),
     ("call-wrong-shape-graph-mode", _graph_mode_call, ValueError, r"in Cell layers\.0 \(Dense"),
-    ("call-trace-error-keeps-type", lambda net, keep: ms.jit(lambda x: Branchy()(x))(X),
-     jax.errors.ConcretizationTypeError, r"in Cell Branchy"),
+    ("call-trace-error-under-outer-jit", lambda net, keep: jax.jit(ms.jit(lambda x: Branchy()(x)))(X),
+     TypeError, r"Python control flow on a traced value at .*test_errors.py:\d+ \(if .*\).*ops.select"),
     ("call-base-cell", lambda net, keep: nn.Cell()(1), NotImplementedError, r"Cell must define construct\(\)"),
     ("call-container", lambda net, keep: nn.CellList([nn.ReLU()])(X), NotImplementedError,
      r"CellList is not callable; call the Cells it holds"),

@@ -158,3 +158,12 @@ def test_every_public_module_has_all(module):
     """Every package and public module states its exports (private ``_x`` helper modules may not)."""
     path, _ = MODULES[module]
     assert _defines_all(ast.parse(path.read_text())), f"{path.relative_to(ROOT.parent)} has no __all__"
+
+
+def test_no_op_or_primitive_is_defined_by_two_families():
+    from collections import Counter
+
+    from cellkit.ops import function, operations
+    for package in (function, operations):
+        counts = Counter(name for module in package.FAMILIES.values() for name in module.__all__)
+        assert [n for n, k in counts.items() if k > 1] == [], package.__name__

@@ -9,6 +9,7 @@ import pytest
 
 import cellkit as ms
 from cellkit import nn, ops
+from ms_fixtures import load as _load
 from nn_helpers import FLOAT, close, grads_ok, init, params_of, rand
 
 
@@ -177,7 +178,7 @@ def test_activation_formulas_and_reprs(layer, ref):
 
 
 def test_activation_defaults_and_gradients():
-    assert nn.GELU().approximate is True and nn.Softmax().axis == -1 and nn.LogSoftmax().axis == -1
+    assert nn.GELU().approximate == "tanh" and nn.Softmax().axis == -1 and nn.LogSoftmax().axis == -1
     assert [repr(nn.get_activation(n)) for n in ("relu", "gelu", "silu", "sigmoid", "tanh", "softmax")] == \
         ["ReLU()", "GELU()", "SiLU()", "Sigmoid()", "Tanh()", "Softmax()"]
     x = rand(2, 3, seed=5)
@@ -187,3 +188,46 @@ def test_activation_defaults_and_gradients():
     grads_ok(f, (x,))
     close(jax.grad(lambda x: nn.ReLU()(x).sum())(jnp.array([-1.0, 2.0])), [0.0, 1.0])
     assert ops.relu(ms.Tensor([-1.0]))[0] == 0
+
+
+# ----- Unflatten, Dropout1d/2d/3d (MindSpore 2.10 fixtures) -----
+
+_MS = _load("nn_layers_basic")
+_BASIC = {
+    "unflatten": lambda x: nn.Unflatten(1, (2, 3))(jnp.asarray(x)),
+    "unflatten_neg": lambda x: nn.Unflatten(-1, [2, 1])(jnp.asarray(x)),
+    "dropout2d_repr": lambda: repr(nn.Dropout2d(0.2)),
+    "dropout1d_repr": lambda: repr(nn.Dropout1d(0.2)),
+    "err_dropout2d_p_range": lambda: nn.Dropout2d(1.5),
+    "err_dropout3d_p_int": lambda: nn.Dropout3d(1),
+    "err_unflatten_axis": lambda: nn.Unflatten(1.0, (2, 3)),
+    "err_unflatten_size": lambda: nn.Unflatten(1, 6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BASIC))
+def test_unflatten_and_channel_dropout_match_mindspore(name):
+    case = _MS[name]
+    if "error" in case:
+        with pytest.raises({"ValueError": ValueError, "TypeError": TypeError}[case["error"]]):
+            _BASIC[name](*case["inputs"])
+        return
+    got = _BASIC[name](*case["inputs"])
+    if isinstance(case["output"], str):
+        assert got == case["output"]
+    else:
+        np.testing.assert_array_equal(np.asarray(got), case["output"])
+
+
+@pytest.mark.parametrize("cls, shape", [(nn.Dropout1d, (64, 3)), (nn.Dropout2d, (16, 8, 2, 2)),
+                                        (nn.Dropout3d, (8, 8, 2, 2, 2))])
+def test_channel_dropout_zeroes_whole_channels(cls, shape):
+    drop = cls(0.25)
+    x = jnp.ones(shape)
+    assert drop(x) is x                                   # predict mode: identity
+    drop.set_train()
+    y = np.asarray(drop(x))
+    lead = y.reshape(y.shape[:2 if len(shape) == cls._ndim else 1] + (-1,))
+    assert set(np.unique(y).tolist()) <= {0.0, float(np.asarray(1 / 0.75, y.dtype))}
+    assert (lead == lead[..., :1]).all()                  # a channel is kept or dropped whole
+    assert 0.1 < (lead[..., 0] == 0).mean() < 0.45

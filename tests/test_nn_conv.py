@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import cellkit as ms
-from cellkit import nn
+from cellkit import nn, ops
+from cellkit.ops import operations as _P
+from ms_fixtures import load as _load_fixtures
 from nn_helpers import FLOAT, NP_FLOAT, close, grads_ok, init, params_of, rand
 
 
@@ -337,3 +339,81 @@ def test_conv2d_transpose_gradients():
     t = nn.Conv2dTranspose(4, 2, 3, stride=2, pad_mode="pad", padding=(1, 0, 0, 1), group=2, has_bias=True,
                            weight_init=init(4, 1, 3, 3), bias_init=init(2), dtype=FLOAT)
     grads_ok(lambda net, x: net(x), (t, rand(1, 4, 3, 3, seed=10)))
+
+
+# --- Conv3d, Conv3dTranspose, Conv1dTranspose and the functional convolutions against MindSpore 2.10 ---
+
+_MS = _load_fixtures("nn_layers_conv")
+_ND_LAYERS = {"conv3d": nn.Conv3d, "conv3dt": nn.Conv3dTranspose, "conv1dt": nn.Conv1dTranspose}
+
+
+def _ms_net(cls, ctor, weights):
+    net = cls(**ctor)
+    assert sorted(n for n, _ in net.parameters_and_names()) == sorted(weights)
+    assert ms.load_param_into_net(net, {k: ms.Parameter(v, name=k) for k, v in weights.items()}) == ([], [])
+    return net
+
+
+def _ms_close(got, want, tol=1e-5):
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", sorted(k for k in _MS if k.split("_")[0] in _ND_LAYERS))
+def test_nd_conv_layers_match_mindspore(name):
+    ctor, weights, x = _MS[name]["inputs"]
+    net = _ms_net(_ND_LAYERS[name.split("_")[0]], ctor, weights)
+    _ms_close(net(jnp.asarray(x)), _MS[name]["output"])
+
+
+_FUNCS = {
+    "f_conv1d_pad_groups": lambda x, w: ops.conv1d(x, w, None, 2, "pad", 1, 1, 2),
+    "f_conv1d_same": lambda x, w: ops.conv1d(x, w, pad_mode="same", groups=2),
+    "f_conv2d_bias_stride": lambda x, w, b: ops.conv2d(x, w, b, stride=(2, 1), groups=2),
+    "f_conv2d_pad_dilation": lambda x, w: ops.conv2d(x, w, None, 1, "pad", (1, 2), (2, 1), 2),
+    "f_conv3d_same": lambda x, w: ops.conv3d(x, w, pad_mode="same"),
+    "f_conv3d_pad_stride": lambda x, w: ops.conv3d(x, w, None, 2, "pad", (1, 0, 1)),
+    "p_conv2d_pad4": lambda x, w: _P.Conv2D(6, (3, 2), pad_mode="pad", pad=(1, 0, 2, 1), group=2)(x, w),
+    "p_conv2d_transpose": lambda d, w: _P.Conv2DTranspose(6, (3, 2), pad_mode="same", stride=2, group=2)(
+        d, w, (2, 4, 5, 6)),
+    "f_unfold": lambda x: ops.unfold(x, (2, 3), 1, 1, (2, 1)),
+    "f_unfold_dilation": lambda x: ops.unfold(x, 2, 2, 0, 1),
+    "f_fold": lambda c: ops.fold(c, jnp.array([4, 5], jnp.int32), (2, 3), 1, 1, (2, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FUNCS))
+def test_functional_convolutions_match_mindspore(name):
+    _ms_close(_FUNCS[name](*map(jnp.asarray, _MS[name]["inputs"])), _MS[name]["output"], 2e-5)
+
+
+_ND_ERRORS = {
+    "err_conv3d_format": lambda: nn.Conv3d(2, 2, 3, data_format="NDHWC"),
+    "err_conv1dt_kernel_tuple": lambda: nn.Conv1dTranspose(2, 2, (3,)),
+    "err_conv3d_padding_valid": lambda: nn.Conv3d(2, 2, 3, padding=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ND_ERRORS))
+def test_nd_conv_refusals_match_mindspore(name):
+    with pytest.raises({"ValueError": ValueError, "TypeError": TypeError}[_MS[name]["error"]]):
+        _ND_ERRORS[name]()
+
+
+@pytest.mark.parametrize("name", ["grad_conv3d", "grad_conv1dt"])
+def test_nd_conv_gradients_match_mindspore(name):
+    rec = _MS[name]["output"]
+    net = _ms_net(_ND_LAYERS[name.split("_")[1]], rec["ctor"], rec["weights"])
+    x, cot = jnp.asarray(rec["inputs"][0]), jnp.asarray(rec["cotangent"])
+    value, (gx, gw) = ms.value_and_grad(lambda x: jnp.sum(net(x) * cot), 0, net.trainable_params())(x)
+    np.testing.assert_allclose(float(value), float(rec["loss"]), rtol=1e-5, atol=1e-5)
+    _ms_close(gx, rec["grad_input"], 1e-4)
+    for p, g in zip(net.trainable_params(), gw):
+        np.testing.assert_allclose(np.asarray(g), rec["grad_weights"][p.name], rtol=1e-4, atol=1e-4)
+
+
+def test_functional_conv_refuses_mismatched_groups():
+    with pytest.raises(ValueError, match="groups"):
+        ops.conv2d(jnp.ones((1, 4, 3, 3)), jnp.ones((2, 4, 1, 1)), groups=2)
+    with pytest.raises(ValueError, match="'padding' must be 0"):
+        ops.conv2d(jnp.ones((1, 1, 3, 3)), jnp.ones((1, 1, 1, 1)), padding=1)

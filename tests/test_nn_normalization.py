@@ -1,4 +1,5 @@
-"""BatchNorm1d/2d, LayerNorm, GroupNorm: parameters, reprs, formulas, running statistics."""
+"""BatchNorm1d/2d/3d, SyncBatchNorm, LayerNorm, GroupNorm, InstanceNorm and the functional norms:
+parameters, reprs, formulas, running statistics, MindSpore-recorded values."""
 
 import jax
 import jax.numpy as jnp
@@ -6,7 +7,9 @@ import numpy as np
 import pytest
 
 import cellkit as ms
-from cellkit import nn, ops
+from cellkit import nn, ops, parallel
+from cellkit.ops import operations as P
+from ms_fixtures import load
 from nn_helpers import FLOAT, close, grads_ok, params_of, rand, set_params
 
 
@@ -270,3 +273,115 @@ def test_half_precision_inputs_are_normalised_in_float32():
     assert y.dtype == jnp.float16 and bn.moving_mean.dtype == ms.float32
     close(y, np_bn(np.asarray(x, np.float32), mean, var_b, np.ones(3), np.zeros(3), 1e-5), 2e-3)
     assert nn.LayerNorm((3,))(x).dtype == jnp.float16
+
+
+# ----- BatchNorm3d, SyncBatchNorm, InstanceNorm, functional norms (MindSpore 2.10 fixtures) -----
+
+MS = load("nn_layers_norm")
+
+
+@pytest.mark.parametrize("name, train", [("batchnorm3d_train", True), ("batchnorm3d_eval", False)])
+def test_batchnorm3d_matches_mindspore(name, train):
+    x, weights, _ = MS[name]["inputs"]
+    net = nn.BatchNorm3d(2, momentum=0.8)
+    assert ms.load_param_into_net(net, {k: ms.Parameter(v, name=k) for k, v in weights.items()}) == ([], [])
+    net.set_train(train)
+    y = ms.jit(lambda x: net(x))(jnp.asarray(x))
+    want_y, want_mean, want_var = MS[name]["output"]
+    np.testing.assert_allclose(np.asarray(y), want_y, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(net.bn2d.moving_mean.asnumpy(), want_mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(net.bn2d.moving_variance.asnumpy(), want_var, rtol=1e-5, atol=1e-6)
+
+
+FUNCS = {
+    "f_batch_norm_train": lambda x, m, v, g, b: ops.batch_norm(x, m, v, g, b, True, 0.2, 1e-3),
+    "f_batch_norm_eval": lambda x, m, v, g, b: ops.batch_norm(x, m, v, g, b),
+    "f_group_norm": lambda x, g, b: ops.group_norm(x, 3, g, b),
+    "p_layer_norm": lambda x, g, b: P.LayerNorm(2, 2, 1e-5)(x, g, b),
+    "p_l2_normalize": lambda x: P.L2Normalize(axis=-1, epsilon=1e-4)(x),
+    "p_l2_normalize_axis0": lambda x: P.L2Normalize()(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCS))
+def test_functional_norms_match_mindspore(name):
+    got = FUNCS[name](*map(jnp.asarray, MS[name]["inputs"]))
+    want = MS[name]["output"]
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-5)
+
+
+def test_layer_norm_function_matches_the_mindspore_primitive():
+    # ops.layer_norm has no CPU kernel in MindSpore 2.10; its Primitive computes the same normalisation.
+    x, g, b = map(jnp.asarray, MS["p_layer_norm"]["inputs"])
+    np.testing.assert_allclose(np.asarray(ops.layer_norm(x, (2, 3), g, b)), MS["p_layer_norm"]["output"][0],
+                               rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name, make", [
+    ("err_instancenorm_eps", lambda: nn.InstanceNorm2d(3, eps=1)),
+    ("err_instancenorm_momentum", lambda: nn.InstanceNorm2d(3, momentum=1.5)),
+    ("err_batchnorm3d_rank", lambda x: nn.BatchNorm3d(2)(jnp.asarray(x))),
+])
+def test_norm_refusals_match_mindspore(name, make):
+    with pytest.raises({"ValueError": ValueError, "TypeError": TypeError}[MS[name]["error"]]):
+        make(*MS[name]["inputs"])
+
+
+@pytest.mark.parametrize("cls, shape", [(nn.InstanceNorm1d, (2, 3, 5)), (nn.InstanceNorm2d, (2, 3, 4, 2)),
+                                        (nn.InstanceNorm3d, (2, 3, 2, 2, 2))])
+def test_instance_norm_against_numpy(cls, shape):
+    # MindSpore 2.10 has no CPU kernel for InstanceNorm: an independent NumPy formula instead.
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32) * 3 + 1
+    net = cls(3, gamma_init=ms.Tensor(np.array([1.0, 2.0, 0.5], np.float32)), beta_init="ones")
+    axes = tuple(range(2, len(shape)))
+    xd = x.astype(np.float64)
+    ref = (xd - xd.mean(axes, keepdims=True)) / np.sqrt(xd.var(axes, keepdims=True) + 1e-5)
+    ref = ref * np.array([1.0, 2.0, 0.5]).reshape((1, 3) + (1,) * len(axes)) + 1
+    np.testing.assert_allclose(np.asarray(net(jnp.asarray(x))), ref, rtol=1e-4, atol=1e-4)
+    net.set_train()
+    np.testing.assert_allclose(np.asarray(net(jnp.asarray(x))), ref, rtol=1e-4, atol=1e-4)
+    assert [n for n, _ in net.parameters_and_names()] == ["moving_mean", "moving_variance", "gamma", "beta"]
+    with pytest.raises(ValueError, match="dims"):
+        net(jnp.ones((2, 3)))
+
+
+def test_rms_norm_against_numpy():
+    # MindSpore 2.10 has no CPU kernel for RmsNorm: an independent NumPy formula instead.
+    x = np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32)
+    g = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    rstd = 1 / np.sqrt(np.mean(x.astype(np.float64) ** 2, axis=(1, 2), keepdims=True) + 1e-6)
+    for y, r in (ops.rms_norm(x, g), P.RmsNorm()(x, g)):
+        np.testing.assert_allclose(np.asarray(y), x * rstd * g, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(r), rstd, rtol=1e-5)
+    with pytest.raises(ValueError, match="gamma"):
+        ops.rms_norm(x, g[:2])
+
+
+def test_functional_norm_gradients():
+    x = jax.random.normal(jax.random.PRNGKey(0), (3, 4, 2))
+    g, b = jnp.ones(4) * 1.5, jnp.zeros(4)
+    from jax.test_util import check_grads
+    check_grads(lambda x, g: ops.group_norm(x, 2, g, b), (x, g), order=1, modes=("rev",), atol=1e-2, rtol=1e-2)
+    check_grads(lambda x: ops.batch_norm(x, b, g, g, b, training=True), (x,), order=1, modes=("rev",),
+                atol=1e-2, rtol=1e-2)
+
+
+@pytest.mark.skipif(jax.device_count() < 8, reason="needs 8 devices (root conftest.py)")
+def test_sync_batch_norm_statistics_are_global_over_a_sharded_batch():
+    from jax.sharding import NamedSharding, PartitionSpec
+    mesh = parallel.make_mesh((8,), ("data",))
+    x = np.random.default_rng(3).standard_normal((16, 3, 2, 2)).astype(np.float32)
+    x[:8] += 5.0                                         # the devices' shards differ a lot
+    sharded = jax.device_put(jnp.asarray(x), NamedSharding(mesh, PartitionSpec("data")))
+    sync, ref = nn.SyncBatchNorm(3).set_train(), nn.BatchNorm2d(3).set_train()
+    y = ms.jit(lambda v: sync(v))(sharded)
+    y_ref = ref(jnp.asarray(x))
+    assert y.sharding.is_equivalent_to(NamedSharding(mesh, PartitionSpec("data")), 4)
+    np.testing.assert_allclose(np.asarray(y), np.asarray(y_ref), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(sync.moving_mean.asnumpy(), ref.moving_mean.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(sync.moving_variance.asnumpy(), ref.moving_variance.asnumpy(), rtol=1e-6)
+    assert abs(float(sync.moving_mean.asnumpy()[0]) - 0.1 * float(x[:, 0].mean())) < 1e-5
+    with pytest.raises(NotImplementedError, match="process_groups"):
+        nn.SyncBatchNorm(3, process_groups=[[0, 1], [2, 3]])

@@ -129,8 +129,11 @@ def test_state_names_are_mindspore_names():
     b = ms.Parameter(ms.Tensor([0.5]), name="fc.bias")
     makers = {"SGD": lambda p: nn.SGD(p, 0.1, momentum=0.9), "Momentum": lambda p: nn.Momentum(p, 0.1, 0.9),
               "Adam": lambda p: nn.Adam(p, 0.1), "Adam amsgrad": lambda p: nn.Adam(p, 0.1, use_amsgrad=True),
-              "AdamWeightDecay": lambda p: nn.AdamWeightDecay(p, 0.1), "RMSProp": lambda p: nn.RMSProp(p, 0.1),
-              "RMSProp centered": lambda p: nn.RMSProp(p, 0.1, centered=True)}
+              "AdamWeightDecay": lambda p: nn.AdamWeightDecay(p, 0.1),
+              # MindSpore names the same state whatever the momentum; cellkit keeps 'moment' only when
+              # the momentum is > 0 (test_no_dead_state).
+              "RMSProp": lambda p: nn.RMSProp(p, 0.1, momentum=0.9),
+              "RMSProp centered": lambda p: nn.RMSProp(p, 0.1, centered=True, momentum=0.9)}
     # MindSpore state that cellkit derives instead of storing: beta powers (beta**global_step),
     # SGD's scalar momentum and first-step flags (global_step == 0).
     derived = {"beta1_power", "beta2_power", "momentum", "stat.fc.weight", "stat.fc.bias"}
@@ -148,6 +151,23 @@ def test_state_names_are_mindspore_names():
     assert adam.learning_rate.dtype == ms.float32 and adam.learning_rate.shape == ()
     assert adam.moment1[0].shape == (2,) and adam.moment2[1].shape == (1,)
     np.testing.assert_array_equal(nn.RMSProp([w], 0.1).mean_square[0].asnumpy(), [1.0, 1.0])  # MindSpore's init
+
+
+@pytest.mark.parametrize("make, kept", [
+    (lambda p: nn.SGD(p, 0.1), []),
+    (lambda p: nn.SGD(p, 0.1, dampening=0.5, weight_decay=0.1), []),
+    (lambda p: nn.Momentum(p, 0.1, 0.0), []),
+    (lambda p: nn.RMSProp(p, 0.1), ["mean_square.w"]),
+    (lambda p: nn.RMSProp(p, 0.1, centered=True), ["mean_grad.w", "mean_square.w"]),
+], ids=["SGD", "SGD dampening", "Momentum 0", "RMSProp", "RMSProp centered"])
+def test_no_dead_state(make, kept):
+    """State that no step reads (a velocity with momentum 0) is not kept, nor passed through the step."""
+    w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
+    opt = make([w])
+    names = [n for n, _ in opt.parameters_and_names()]
+    assert names == ["global_step", "learning_rate", "w"] + kept
+    assert not hasattr(opt, "optax_state")
+    assert len(opt._state_spec) - sum(s[0] in ("step", "lr") for s in opt._state_spec) == len(kept)
 
 
 # ----- against optax applied by hand ----------------------------------------------------------

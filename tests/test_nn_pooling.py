@@ -1,12 +1,15 @@
-"""MaxPool2d, AvgPool2d, AdaptiveAvgPool2d against loop definitions and MindSpore's outputs."""
+"""Pooling layers, functions and Primitives against loop definitions and MindSpore's outputs."""
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from cellkit import nn
+from cellkit import nn, ops
+from cellkit.ops import operations as P
+from ms_fixtures import load
 from nn_helpers import INT, NP_FLOAT, close, grads_ok, rand
 
 # 5x6 plane with distinct values (no ties), and MindSpore 2.10's outputs on it.
@@ -251,3 +254,76 @@ def test_pooling_float_dtype_is_kept():
     x = jnp.asarray(X56).astype(NP_FLOAT)
     for layer in (nn.MaxPool2d(2), nn.AvgPool2d(2, 1, "pad", padding=1), nn.AdaptiveAvgPool2d(2)):
         assert layer(x).dtype == x.dtype
+
+
+# ----- 1-D/3-D and adaptive pooling, functional pooling and Primitives (MindSpore 2.10 fixtures) -----
+
+MS = load("nn_layers_pooling")
+J = jnp.asarray
+POOLS = {
+    "maxpool1d_valid": lambda x: nn.MaxPool1d(3, 2)(J(x)),
+    "maxpool1d_same": lambda x: nn.MaxPool1d(3, 2, "same")(J(x)),
+    "maxpool1d_pad_indices_ceil": lambda x: nn.MaxPool1d(3, 2, "pad", 1, return_indices=True, ceil_mode=True)(J(x)),
+    "maxpool1d_unbatched": lambda x: nn.MaxPool1d(2, 1)(J(x)),
+    "maxpool3d_valid": lambda x: nn.MaxPool3d((2, 2, 3), (1, 2, 2))(J(x)),
+    "maxpool3d_same": lambda x: nn.MaxPool3d(3, 2, "same")(J(x)),
+    "maxpool3d_pad_ceil": lambda x: nn.MaxPool3d(3, 2, "pad", 1, ceil_mode=True)(J(x)),
+    "maxpool3d_pad_indices_dilation": lambda x: nn.MaxPool3d(2, 1, "pad", (1, 0, 1), dilation=(1, 2, 1),
+                                                             return_indices=True)(J(x)),
+    "avgpool1d_valid": lambda x: nn.AvgPool1d(3, 2)(J(x)),
+    "avgpool1d_same": lambda x: nn.AvgPool1d(3, 2, "same")(J(x)),
+    "avgpool1d_pad_ceil": lambda x: nn.AvgPool1d(3, 2, "pad", 1, ceil_mode=True)(J(x)),
+    "avgpool1d_pad_exclude": lambda x: nn.AvgPool1d(3, 2, "pad", 1, count_include_pad=False)(J(x)),
+    "avgpool3d_valid": lambda x: nn.AvgPool3d(2, 2)(J(x)),
+    "avgpool3d_same": lambda x: nn.AvgPool3d(3, 2, "same")(J(x)),
+    "avgpool3d_pad_ceil_exclude": lambda x: nn.AvgPool3d(3, 2, "pad", 1, True, False)(J(x)),
+    "avgpool3d_divisor": lambda x: nn.AvgPool3d(2, 1, "pad", (1, 0, 1), divisor_override=3)(J(x)),
+    "adaptiveavgpool1d": lambda x: nn.AdaptiveAvgPool1d(2)(J(x)),
+    "adaptivemaxpool1d": lambda x: nn.AdaptiveMaxPool1d(3)(J(x)),
+    "adaptiveavgpool3d": lambda x: nn.AdaptiveAvgPool3d((2, 3, 4))(J(x)),
+    "adaptiveavgpool3d_none": lambda x: nn.AdaptiveAvgPool3d((None, 3, 1))(J(x)),
+    "adaptivemaxpool2d": lambda x: nn.AdaptiveMaxPool2d((2, 3))(J(x)),
+    "adaptivemaxpool2d_indices": lambda x: nn.AdaptiveMaxPool2d((3, 4), return_indices=True)(J(x)),
+    "f_max_pool2d": lambda x: ops.max_pool2d(J(x), 3, 2, 1, return_indices=True, ceil_mode=True),
+    "f_max_pool3d": lambda x: ops.max_pool3d(J(x), 2, None, 1),
+    "f_avg_pool1d": lambda x: ops.avg_pool1d(J(x), 3, 2, 1, True, False),
+    "f_avg_pool2d": lambda x: ops.avg_pool2d(J(x), 3, 2, 1, True, True, 0),
+    "f_avg_pool2d_divisor": lambda x: ops.avg_pool2d(J(x), 2, 1, 0, False, True, 5),
+    "f_avg_pool3d": lambda x: ops.avg_pool3d(J(x), 2, 2, 1, False, False),
+    "f_adaptive_avg_pool1d": lambda x: ops.adaptive_avg_pool1d(J(x), 3),
+    "f_adaptive_avg_pool2d": lambda x: ops.adaptive_avg_pool2d(J(x), (2, 3)),
+    "f_adaptive_avg_pool3d": lambda x: ops.adaptive_avg_pool3d(J(x), (3, 2, 4)),
+    "f_adaptive_max_pool1d": lambda x: ops.adaptive_max_pool1d(J(x), 3),
+    "f_adaptive_max_pool2d": lambda x: ops.adaptive_max_pool2d(J(x), (3, 4), True),
+    "p_maxpool_same": lambda x: P.MaxPool(3, 2, "SAME")(J(x)),
+    "p_avgpool_same": lambda x: P.AvgPool(3, 2, "SAME")(J(x)),
+    "p_avgpool_valid": lambda x: P.AvgPool((2, 3), (1, 2), "VALID")(J(x)),
+    "err_maxpool1d_indices_valid": lambda: nn.MaxPool1d(2, return_indices=True),
+    "err_adaptive1d_divisible": lambda x: nn.AdaptiveAvgPool1d(2)(J(x)),
+    "err_avgpool3d_divisor": lambda: nn.AvgPool3d(2, divisor_override=-1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POOLS))
+def test_pooling_matches_mindspore(name):
+    case = MS[name]
+    if "error" in case:
+        with pytest.raises({"ValueError": ValueError, "TypeError": TypeError}[case["error"]]):
+            POOLS[name](*case["inputs"])
+        return
+    got, want = POOLS[name](*case["inputs"]), case["output"]
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert g.shape == w.shape, (g.shape, w.shape)
+        if w.dtype.kind == "i":          # indices: Int64 in MindSpore, Int32 here without jax_enable_x64
+            np.testing.assert_array_equal(np.asarray(g), w)
+        else:
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-5)
+
+
+def test_nd_pooling_gradients():
+    from jax.test_util import check_grads
+    x = jax.random.normal(jax.random.PRNGKey(0), (1, 2, 4, 3, 5))
+    check_grads(lambda x: ops.avg_pool3d(x, 2, 1, 1, True, False), (x,), order=1, modes=("rev",))
+    check_grads(lambda x: ops.adaptive_avg_pool3d(x, (2, 2, 3)), (x,), order=1, modes=("rev",))
+    check_grads(lambda x: nn.MaxPool3d(2, 2)(x), (x,), order=1, modes=("rev",))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import cellkit as ms
-from cellkit import engine, nn
+from cellkit import engine, nn, ops
 
 RNG = np.random.default_rng(0)
 X = ms.Tensor(RNG.normal(size=(16, 3)), ms.float32)
@@ -130,3 +130,220 @@ def test_dropout_network_draws_fresh_masks_in_jit():
     step = ms.jit(lambda x, y: train(x, y))
     losses = {float(step(X, Y)) for _ in range(3)}  # lr 0: only the mask changes the loss
     assert len(losses) == 3 and step.trace_count == 1
+
+
+# ----- against MindSpore 2.10 (tests/fixtures/record/record_wrap.py) ------------------------------
+
+from ms_fixtures import load  # noqa: E402
+
+WRAP = load("wrap_cells")
+WX = np.array([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0], [-1.0, 1.0]], np.float32)
+WY = np.array([[1.0], [0.0], [2.0], [-1.0]], np.float32)
+WX_BIG = np.array([[1e30, 2.0], [0.5, -1.0], [2.0, 0.0], [-1.0, 1.0]], np.float32)
+
+
+def tiny():
+    return nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
+
+
+LOSS_SCALES = {
+    "dynamic(2**10,2,2)": lambda: nn.DynamicLossScaleUpdateCell(2.0 ** 10, 2, 2),
+    "fixed(128)": lambda: nn.FixedLossScaleUpdateCell(128.0),
+    "tensor(64)": lambda: ms.Tensor(64.0, ms.float32),
+}
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("key", sorted(LOSS_SCALES))
+def test_loss_scale_steps_match_mindspore(key, jit):
+    dense = tiny()
+    scale = LOSS_SCALES[key]()
+    cell = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(dense, nn.MSELoss()),
+                                            nn.SGD(dense.trainable_params(), 0.01), scale)
+    step = ms.jit(lambda x, y: cell(x, y)) if jit else cell
+    for kind, ref in zip(WRAP["schedule"]["output"], WRAP[key]["output"]):
+        loss, overflow, sens = step(ms.Tensor(WX_BIG if kind == "big" else WX), ms.Tensor(WY))
+        assert bool(overflow) == ref["overflow"]
+        np.testing.assert_allclose(np.asarray(sens), ref["scale"], rtol=0)
+        np.testing.assert_allclose(np.asarray(loss), ref["loss"], rtol=1e-6)
+        np.testing.assert_allclose(dense.weight.asnumpy(), ref["weight"], rtol=1e-6)
+        np.testing.assert_allclose(dense.bias.asnumpy(), ref["bias"], rtol=1e-6)
+        if "cur_iter" in ref:
+            assert int(scale.cur_iter.asnumpy()) == ref["cur_iter"]
+            assert int(scale.last_overflow_iter.asnumpy()) == ref["last_overflow_iter"]
+    if jit:
+        assert step.trace_count == 1
+    # the optimizer was skipped on the overflow step: 7 updates in 8 steps
+    assert int(cell.optimizer.global_step.asnumpy()[0]) == 7
+
+
+@pytest.mark.parametrize("key", ["update_cell(4.0,2,3)", "update_cell(1.0,4,1)"])
+def test_dynamic_update_cell_matches_mindspore(key):
+    case = WRAP[key]
+    init, factor, window = (float(key[12:-1].split(",")[0]), int(key[12:-1].split(",")[1]),
+                            int(key[12:-1].split(",")[2]))
+    cell = nn.DynamicLossScaleUpdateCell(init, factor, window)
+    scale = ms.Parameter(ms.Tensor(init, ms.float32), name="scale_sense")
+    for flag, ref in zip(case["flags"], case["output"]):
+        assert bool(cell(scale, ms.Tensor(flag))) == ref["returned"]
+        assert float(scale.asnumpy()) == ref["scale"]
+        assert int(cell.cur_iter.asnumpy()) == ref["cur_iter"]
+        assert int(cell.last_overflow_iter.asnumpy()) == ref["last_overflow_iter"]
+    assert cell.get_loss_scale() == init
+
+
+def test_loss_scale_cell_refusals_and_names():
+    for key, arg in (("TrainOneStepWithLossScaleCell(scale_sense=Tensor([[1.]]))", ms.Tensor(np.ones((1, 1)),
+                                                                                              ms.float32)),
+                     ("TrainOneStepWithLossScaleCell(scale_sense=2.0)", 2.0)):
+        dense = tiny()
+        with pytest.raises(getattr(__import__("builtins"), WRAP[key]["error"]), match="scale_sense"):
+            nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(dense, nn.MSELoss()),
+                                             nn.SGD(dense.trainable_params()), arg)
+    dense = tiny()
+    manager = nn.DynamicLossScaleUpdateCell(8.0, 2, 2)
+    cell = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(dense, nn.MSELoss()),
+                                            nn.SGD(dense.trainable_params(), 0.01, momentum=0.9), manager)
+    names = [p.name for p in cell.get_parameters()]
+    # MindSpore's, less the SGD state derived from global_step ('momentum', 'stat.*').
+    expected = [n for n in WRAP["loss_scale_cell_parameter_names"]["output"] if n != "momentum"
+                and not n.startswith("stat.")]
+    assert sorted(names) == sorted(expected)
+    cell.set_sense_scale(ms.Tensor(4.0))
+    assert float(cell.scale_sense.asnumpy()) == 4.0
+    with pytest.raises(TypeError, match="'sens' must be Tensor"):
+        cell.set_sense_scale(4.0)
+
+
+class ClippedStep(nn.TrainOneStepCell):
+    """MindSpore's documented pattern: a subclass with its own construct using self.grad."""
+
+    def construct(self, *inputs):
+        loss = self.network(*inputs)
+        sens = ops.fill(loss.dtype, loss.shape, self.sens)
+        grads = self.grad(self.network, self.weights)(*inputs, sens)
+        grads = tuple(ops.clip_by_value(g, -0.5, 0.5) for g in grads)
+        grads = self.grad_reducer(grads)
+        self.optimizer(grads)
+        return loss
+
+
+TRAIN_STEPS = {
+    "TrainOneStepCell(sgd 0.1)": lambda n, o: nn.TrainOneStepCell(n, o),
+    "TrainOneStepCell(sens=4.0)": lambda n, o: nn.TrainOneStepCell(n, o, sens=4.0),
+    "ClippedStep subclass": lambda n, o: ClippedStep(n, o, sens=1.0),
+}
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("key", sorted(TRAIN_STEPS))
+def test_train_steps_match_mindspore(key, jit):
+    dense = tiny()
+    cell = TRAIN_STEPS[key](nn.WithLossCell(dense, nn.MSELoss()), nn.SGD(dense.trainable_params(), 0.1))
+    step = ms.jit(lambda x, y: cell(x, y)) if jit else cell
+    for ref in WRAP[key]["output"]:
+        loss = step(ms.Tensor(WX), ms.Tensor(WY))
+        np.testing.assert_allclose(np.asarray(loss), ref["loss"], rtol=1e-6)
+        np.testing.assert_allclose(dense.weight.asnumpy(), ref["weight"], rtol=1e-6)
+        np.testing.assert_allclose(dense.bias.asnumpy(), ref["bias"], rtol=1e-6)
+    assert cell.sense_flag == (key != "TrainOneStepCell(sgd 0.1)")
+    assert cell.reducer_flag is False and isinstance(cell.grad_reducer, nn.Identity)
+
+
+def _tree_close(actual, expected):
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(actual, tuple) and len(actual) == len(expected), (actual, expected)
+        for a, e in zip(actual, expected):
+            _tree_close(a, e)
+    else:
+        np.testing.assert_allclose(np.asarray(actual), expected, rtol=1e-6, atol=1e-7)
+
+
+def test_eval_grad_and_forward_cells_match_mindspore():
+    x, y = ms.Tensor(WX), ms.Tensor(WY)
+    _tree_close(nn.WithEvalCell(tiny(), nn.MSELoss())(x, y), WRAP["WithEvalCell"]["output"])
+    _tree_close(nn.WithGradCell(tiny(), nn.MSELoss())(x, y), WRAP["WithGradCell"]["output"])
+    _tree_close(nn.WithGradCell(tiny(), nn.MSELoss(), sens=ms.Tensor(2.0))(x, y), WRAP["WithGradCell(sens=2.0)"]["output"])
+    d = tiny()
+    wl = nn.WithLossCell(d, nn.MSELoss())
+    weights = ms.ParameterTuple(d.trainable_params())
+    cases = {
+        "ForwardValueAndGrad(get_by_list)": (nn.ForwardValueAndGrad(wl, weights=weights, get_by_list=True), ()),
+        "ForwardValueAndGrad(get_all)": (nn.ForwardValueAndGrad(wl, get_all=True), ()),
+        "ForwardValueAndGrad()": (nn.ForwardValueAndGrad(wl), ()),
+        "ForwardValueAndGrad(get_all,get_by_list,sens_param)":
+            (nn.ForwardValueAndGrad(wl, weights=weights, get_all=True, get_by_list=True, sens_param=True),
+             (ms.Tensor(3.0),)),
+    }
+    for key, (cell, extra) in cases.items():
+        _tree_close(cell(x, y, *extra), WRAP[key]["output"])
+    with pytest.raises(TypeError, match="'weights' must be Parameters array"):
+        nn.ForwardValueAndGrad(wl, get_by_list=True)
+
+
+def test_micro_batch_cells_and_parameter_update_match_mindspore():
+    x, y = ms.Tensor(WX), ms.Tensor(WY)
+    wl = nn.WithLossCell(tiny(), nn.MSELoss())
+    np.testing.assert_allclose(nn.MicroBatchInterleaved(wl, 2)(x, y), WRAP["MicroBatchInterleaved(2)"]["output"],
+                               rtol=1e-6)
+    accumulate = nn.GradAccumulationCell(wl, 2)
+    np.testing.assert_allclose(accumulate(x, y), WRAP["GradAccumulationCell(2)"]["output"], rtol=1e-6)
+    # Its gradient is the sum of the micro-batches' gradients.
+    g = ms.grad(accumulate, None, wl.trainable_params())(x, y)
+    g0 = ms.grad(wl, None, wl.trainable_params())(x[:2], y[:2])
+    g1 = ms.grad(wl, None, wl.trainable_params())(x[2:], y[2:])
+    for a, b, c in zip(g, g0, g1):
+        np.testing.assert_allclose(a, b + c, rtol=1e-6)
+    with pytest.raises(ValueError, match="must be large than 0"):
+        nn.GradAccumulationCell(wl, 0)
+    with pytest.raises(TypeError, match="must be integer"):
+        nn.MicroBatchInterleaved(wl, 2.0)
+    with pytest.raises(ValueError, match="must be divided by micro size"):
+        nn.MicroBatchInterleaved(wl, 3)(x, y)
+    p = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="p")
+    out = nn.ParameterUpdate(p)(ms.Tensor(np.array([1.0, 2.0], np.float32)))
+    _tree_close((out, p.asnumpy()), WRAP["ParameterUpdate"]["output"])  # nn.layer.basic's, against MindSpore
+
+
+def test_grad_operation_forms():
+    from cellkit.nn.wrap._grad import GradOperation
+    w = ms.Parameter(ms.Tensor([2.0]), name="w")
+
+    def f(x, y):
+        return (w * x * y).sum()
+
+    x, y = ms.Tensor([3.0]), ms.Tensor([5.0])
+    np.testing.assert_allclose(GradOperation()(f)(x, y), [10.0])
+    gx, gy = GradOperation(get_all=True)(f)(x, y)
+    np.testing.assert_allclose((gx, gy), ([10.0], [6.0]))
+    (gw,) = GradOperation(get_by_list=True)(f, [w])(x, y)
+    np.testing.assert_allclose(gw, [15.0])
+    (gx, gy), (gw,) = GradOperation(get_all=True, get_by_list=True, sens_param=True)(f, [w])(x, y, ms.Tensor(2.0))
+    np.testing.assert_allclose((gx, gy, gw), ([20.0], [12.0], [30.0]))
+    with pytest.raises(TypeError, match="weights must be given"):
+        GradOperation(get_by_list=True)(f)(x, y)
+    with pytest.raises(TypeError, match="'get_all' must be a bool"):
+        GradOperation(get_all=1)
+
+
+def test_distributed_grad_reducer_outside_data_parallel():
+    w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
+    g = (ms.Tensor([0.5, -1.0]),)
+    np.testing.assert_allclose(nn.DistributedGradReducer([w])(g)[0], [0.5, -1.0])
+    np.testing.assert_allclose(nn.DistributedGradReducer([w], mean=False, degree=2)(g)[0], [1.0, -2.0])
+    with pytest.raises(ValueError, match="'degree' must be a positive int"):
+        nn.DistributedGradReducer([w], degree=0)
+
+
+def test_grad_reducer_in_data_parallel_mode():
+    dense = tiny()
+    try:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=False)
+        cell = nn.TrainOneStepCell(nn.WithLossCell(dense, nn.MSELoss()), nn.SGD(dense.trainable_params(), 0.1))
+    finally:
+        ms.reset_auto_parallel_context()
+    assert cell.reducer_flag and cell.parallel_mode == "data_parallel"
+    assert isinstance(cell.grad_reducer, nn.DistributedGradReducer)
+    assert cell.grad_reducer.mean is False and cell.grad_reducer.degree == cell.degree >= 1
+    plain = nn.TrainOneStepCell(nn.WithLossCell(tiny(), nn.MSELoss()), nn.SGD(tiny().trainable_params(), 0.1))
+    assert not plain.reducer_flag and plain.parallel_mode == "stand_alone"

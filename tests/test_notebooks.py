@@ -92,6 +92,7 @@ def _shape(outputs):
     return streams, shown
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_notebook_executes_on_a_fresh_kernel(path):
     """Run a copy top to bottom (nbclient raises CellExecutionError on the first error).

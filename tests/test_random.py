@@ -10,7 +10,7 @@ from cellkit import ops
 def test_set_seed_validates_and_seeds_numpy_and_python():
     with pytest.raises(ValueError, match="non-negative int"):
         ms.set_seed(-1)
-    with pytest.raises(ValueError, match="non-negative int"):
+    with pytest.raises(TypeError, match="seed must be an int, got float 1.5"):
         ms.set_seed(1.5)
     ms.set_seed(7)
     a = (np.random.rand(), random.random())

@@ -18,7 +18,13 @@ written. Parameters read through a frame never become baked-in constants:
 Modules: ``frame`` (Frame and its helpers), ``capture`` (Cell signatures, the
 globals and closures a function reaches), ``arguments`` (how ``jit`` splits a
 call), ``jit_function`` (``jit``), ``grad_function`` (``grad``,
-``value_and_grad``), ``bprop`` (custom ``bprop`` and GRAPH_MODE calls).
+``value_and_grad``), ``bprop`` (custom ``bprop`` and GRAPH_MODE calls),
+``custom_jvp`` (Cells with a forward-mode rule), ``transforms`` (``vjp``, ``jvp``,
+Jacobians, Hessians, ``GradOperation``, all over one helper, ``pure``), ``batching``
+(``vmap``), ``checkpointing`` (``recompute`` on ``jax.checkpoint``), ``hooks`` (Cell
+hooks, ``HookBackward``, ``InsertGradientOf``), ``control_flow`` (``ForiLoop``,
+``WhileLoop``, ``Scan`` with state), ``fallback`` (Python control flow on traced
+values under ``jit``).
 
 >>> import numpy as np
 >>> import cellkit as ms
@@ -38,5 +44,12 @@ from .capture import cell_signature  # noqa: F401
 from .jit_function import JitFunction, compile_count, jit
 from .grad_function import GradFunction, grad, value_and_grad
 from .bprop import _graph_call  # noqa: F401  (installs the custom-bprop hook; tests read it)
+from .transforms import GradOperation, hessian, hvp, jacfwd, jacrev, jvp, vjp
+from .batching import vmap
+from .checkpointing import POLICIES, recompute
+from .hooks import HookBackward, InsertGradientOf  # also installs the hook-running call path
+from .control_flow import ForiLoop, Scan, WhileLoop
 
-__all__ = ["jit", "grad", "value_and_grad", "JitFunction", "GradFunction", "Frame", "compile_count"]
+__all__ = ["jit", "grad", "value_and_grad", "JitFunction", "GradFunction", "Frame", "compile_count",
+           "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap", "GradOperation", "recompute",
+           "POLICIES", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan"]

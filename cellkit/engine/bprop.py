@@ -19,6 +19,7 @@ from .. import context
 from .. import random as ckrandom
 from ..cell import _note, special_call
 from ..parameter import Parameter, local, structure_epoch
+from .custom_jvp import _call_with_jvp
 from .frame import _run_in_frame, _to_values
 from .jit_function import JitFunction
 
@@ -115,6 +116,14 @@ def _call_with_bprop(cell, args, kwargs):
     primal.defvjp(fwd, bwd)
     try:
         out, writes = primal(svals, dvals)
+    except TypeError as err:
+        if "custom_vjp" in str(err) and "forward-mode" in str(err):
+            raise TypeError(f"Cell {cell.cls_name} has a custom bprop, which acts in reverse mode only, "
+                            "and was differentiated in forward mode (jvp, jacfwd, hvp, hessian). Define "
+                            f"jvp(self, primals, tangents) on {cell.cls_name} instead of bprop: it serves "
+                            "forward mode and, transposed, reverse mode") from err
+        _note(err, f"  in Cell {cell.cls_name} (custom bprop)")
+        raise
     except Exception as err:
         _note(err, f"  in Cell {cell.cls_name} (custom bprop)")
         raise
@@ -128,6 +137,11 @@ def _call_with_bprop(cell, args, kwargs):
 def _special_call(cell, args, kwargs):
     if local.frame is None and _graph_mode():
         return _graph_call(cell, *args, **kwargs)
+    if type(cell)._ck_jvp:
+        if callable(getattr(type(cell), "bprop", None)):
+            raise TypeError(f"Cell {cell.cls_name} defines both bprop and jvp; define one: jvp serves "
+                            "forward and reverse mode, bprop reverse mode only")
+        return _call_with_jvp(cell, args, kwargs, _bprop_params(cell), _is_array_arg)
     return _call_with_bprop(cell, args, kwargs)
 
 

@@ -52,6 +52,20 @@ def _positions(grad_position):
     return tuple(grad_position)
 
 
+def _sens_like(main, sens):
+    """The caller's sensitivity shaped as the output ``main`` (a list for a tuple output is fine)."""
+    sens = _to_values(sens)
+    if isinstance(main, tuple) and isinstance(sens, list):
+        sens = tuple(sens)
+    try:
+        return jax.tree_util.tree_map(lambda m, s: jnp.broadcast_to(jnp.asarray(s, jnp.result_type(m)), jnp.shape(m)),
+                                      main, sens)
+    except (ValueError, TypeError) as err:
+        raise ValueError("grad(sens_param=True): the sensitivity (last input) must have the structure and "
+                         f"shapes of the output, {jax.tree_util.tree_map(jnp.shape, main)}; got "
+                         f"{jax.tree_util.tree_map(jnp.shape, sens)}") from err
+
+
 def _ones_like(x):
     x = jnp.asarray(x)
     if jnp.issubdtype(x.dtype, jnp.inexact):
@@ -62,7 +76,8 @@ def _ones_like(x):
 class GradFunction(Transformed):
     """What ``grad``/``value_and_grad`` return: call it like the function it differentiates."""
 
-    def __init__(self, fn, grad_position, weights, has_aux, return_value, return_ids=False):
+    def __init__(self, fn, grad_position, weights, has_aux, return_value, return_ids=False,
+                 sens_param=False):
         if grad_position is None and weights is None:
             raise ValueError("grad: grad_position and weights cannot both be None; there would be "
                              "nothing to differentiate with respect to")
@@ -73,11 +88,13 @@ class GradFunction(Transformed):
         self.has_aux = has_aux
         self.return_value = return_value
         self.return_ids = return_ids
+        self.sens_param = bool(sens_param)
         functools.update_wrapper(self, fn, updated=())
 
-    def _differentiate(self, args, kwargs):
+    def _differentiate(self, args, kwargs, positions=None, sens=None):
         parent = local.frame
-        positions = self.positions or ()
+        if positions is None:
+            positions = self.positions or ()
         for i in positions:
             if not -len(args) <= i < len(args):
                 raise IndexError(f"grad: grad_position {i} is out of range for {len(args)} "
@@ -104,7 +121,7 @@ class GradFunction(Transformed):
             return main, (out, [v for _, v in writes])
 
         main, vjp_fn, (out, write_vals) = jax.vjp(f, wvals, xs, has_aux=True)
-        gw, gx = vjp_fn(jax.tree_util.tree_map(_ones_like, main))
+        gw, gx = vjp_fn(jax.tree_util.tree_map(_ones_like, main) if sens is None else _sens_like(main, sens))
         _apply_writes(parent, list(zip(written, write_vals)))
         gw = [g if p.requires_grad else jnp.zeros_like(g) for p, g in zip(weights, gw)]
         return out, gx, gw
@@ -123,7 +140,13 @@ class GradFunction(Transformed):
         return (gx[0] if single_x else tuple(gx)), gw
 
     def __call__(self, *args, **kwargs):
-        out, gx, gw = self._differentiate(args, kwargs)
+        sens = None
+        if self.sens_param:
+            if not args:
+                raise TypeError(f"grad(sens_param=True): call {getattr(self.fn, '__name__', 'the function')} "
+                                "with its inputs followed by the sensitivity (the output's gradient)")
+            args, sens = args[:-1], args[-1]
+        out, gx, gw = self._differentiate(args, kwargs, sens=sens)
         grads = self._package(gx, gw)
         if self.return_value:
             return out, grads
@@ -132,7 +155,7 @@ class GradFunction(Transformed):
         return grads
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False) -> GradFunction:
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False) -> GradFunction:
     """Gradient of ``fn`` with MindSpore's conventions.
 
     ``grad_position`` (an int, a tuple of ints or None) picks the inputs;
@@ -141,7 +164,8 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False) -> 
     when both are asked for. With ``has_aux=True`` ``fn`` returns
     ``(output, aux...)``, only ``output`` is differentiated, and the result is
     ``(gradients, aux)``. A non-scalar output is differentiated as the sum of
-    its elements (MindSpore's all-ones sensitivity). Parameters with
+    its elements (MindSpore's all-ones sensitivity); with ``sens_param=True``
+    the last input given to the returned function is the sensitivity instead. Parameters with
     ``requires_grad=False`` get zero gradients. Writes made inside ``fn``
     (running statistics, the random key) are applied after it.
 
@@ -152,10 +176,12 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False) -> 
     >>> gx, gw
     (Array([1., 2.], dtype=float32), Array([3., 4.], dtype=float32))
     """
-    return GradFunction(fn, grad_position, weights, has_aux, return_value=False, return_ids=return_ids)
+    return GradFunction(fn, grad_position, weights, has_aux, return_value=False, return_ids=return_ids,
+                        sens_param=sens_param)
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False) -> GradFunction:
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False,
+                   sens_param=False) -> GradFunction:
     """Like :func:`grad` but returns ``(value, gradients)``; with ``has_aux`` the value is the whole tuple.
 
     >>> import cellkit as ms
@@ -165,4 +191,5 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     >>> float(loss), float(gw)
     (12.0, 4.0)
     """
-    return GradFunction(fn, grad_position, weights, has_aux, return_value=True, return_ids=return_ids)
+    return GradFunction(fn, grad_position, weights, has_aux, return_value=True, return_ids=return_ids,
+                        sens_param=sens_param)

@@ -24,6 +24,7 @@ from ..parameter import Parameter, commit, local, structure_epoch
 from . import donation
 from .arguments import _is_stateful, dyn_shardings, layout, rebuild, split
 from .capture import _RELEVANT, Transformed, _bindings_hold, _collect_bindings, cell_signature, cell_token
+from .fallback import CONCRETE_ERRORS, fall_back, refuse, where
 from .frame import Frame, _Active, _Rediscover, _to_values, _Tracer
 
 __all__ = ["jit", "JitFunction", "compile_count"]
@@ -297,6 +298,10 @@ class JitFunction(Transformed):
             else:
                 raise RuntimeError(f"cellkit.jit({getattr(self.fn, '__name__', self.fn)}): the set of "
                                    "Parameters the function uses keeps changing between traces")
+        except CONCRETE_ERRORS as err:  # Python control flow on a traced value
+            if any(isinstance(x, _Tracer) for x in jax.tree_util.tree_leaves(dyn)):
+                raise refuse(getattr(self.fn, "__name__", "fn"), where(err)) from err
+            return fall_back(self, key, err, call, structure_epoch[0], _tls)
         finally:
             _tls.call = _tls.dyn = None
         if written and isinstance(written[0], _Tracer):  # called inside an outer jax transform

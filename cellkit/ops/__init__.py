@@ -23,7 +23,10 @@ from . import operations, functional, composite
 from .operations import *  # noqa: F401,F403
 from ..suggest import did_you_mean as _did_you_mean
 
-__all__ = sorted(set(function.__all__) | set(operations.__all__) | {"constexpr"})
+from .composite import HyperMap, Map, MultitypeFuncGraph, add_flags, partial  # noqa: F401,E402
+
+__all__ = sorted(set(function.__all__) | set(operations.__all__)
+                 | {"constexpr", "HyperMap", "Map", "MultitypeFuncGraph", "add_flags", "partial"})
 
 
 def __getattr__(name):

@@ -36,7 +36,7 @@ import functools
 import inspect
 
 __all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr",
-           "make_primitive", "install_primitives"]
+           "make_primitive", "install_primitives", "REQUIRED"]
 
 
 class Primitive:
@@ -149,13 +149,17 @@ def constexpr(fn=None, *, get_instance=True, reuse_result=True, check=True):
     return fn
 
 
+REQUIRED = inspect.Parameter.empty  # a constructor argument without a default, in a table line
+
+
 def make_primitive(name, fn, defaults=None, check=None, module=None, doc=None):
-    """A Primitive class named ``name`` whose constructor takes ``defaults`` (name -> default) and
+    """A Primitive class named ``name`` whose constructor takes ``defaults`` (name -> default, or
+    ``REQUIRED``) and
     whose call is ``fn(*args, **kwargs, **configuration)``; ``check(**configuration)`` validates."""
     defaults = dict(defaults or {})
     sig = inspect.Signature([inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
                              for k, v in defaults.items()])
-    shown = ", ".join(f"{k}={v!r}" for k, v in defaults.items())
+    shown = ", ".join(k if v is REQUIRED else f"{k}={v!r}" for k, v in defaults.items())
 
     def __init__(self, *args, **kwargs):
         try:

@@ -15,17 +15,21 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ... import dtype as mstype
 from ... import ops
 from ...cell import Cell
+from ...ops.function._utils import _v
+from ...ops.function.random_func import _channel_dropout
 from ...ops.primitive import Primitive
 from ...parameter import Parameter
 from .._checks import check_bool, is_int, positive_int
 from .._init_util import default_bias_init, default_weight_init, make_param
 from .activation import get_activation
 
-__all__ = ["Dense", "Flatten", "Dropout", "ParameterUpdate", "Identity"]
+__all__ = ["Dense", "Flatten", "Unflatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "ParameterUpdate",
+           "Identity"]
 
 
 def check_last_dim(cell, x, expected, what="in_channels"):
@@ -217,6 +221,110 @@ class Dropout(Cell):
 
     def extend_repr(self):
         return f"keep_prob={self.keep_prob}" if self.p is None else f"p={self.p}"
+
+
+class _ChannelDropout(Cell):
+    """Zero whole channels of an (N, C, *) input with probability ``p`` while training; scale by 1/(1-p).
+
+    An unbatched (C, *) input is accepted. Identity in predict mode or with ``p == 0``.
+    """
+
+    _ndim = 3
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        name = self.cls_name
+        if not isinstance(p, float):
+            raise TypeError(f"For '{name}', the type of 'p' must be float, but got {type(p).__name__}.")
+        if p < 0 or p > 1:
+            raise ValueError(f"For '{name}', the 'p' must be a number in range [0, 1], but got {p}.")
+        self.p = p
+        self.keep_prob = 1.0 - p
+
+    def construct(self, x):
+        if not self.training or self.p == 0:
+            return x
+        x = _v(x)
+        unbatched = jnp.ndim(x) == self._ndim - 1
+        if unbatched:
+            x = x[None]
+        y = _channel_dropout(x, self.p, self._ndim, self.cls_name)[0]
+        return y[0] if unbatched else y
+
+
+class Dropout1d(_ChannelDropout):
+    """Channel dropout of an (N, C, L) or (C, L) input (MindSpore 2.10's ``nn.Dropout1d``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> y = nn.Dropout1d(0.5).set_train()(ms.ops.ones((4, 8, 3)))
+    >>> sorted(set(y.reshape(-1).tolist())) in ([0.0, 2.0], [0.0], [2.0]), bool((y == y[:, :, :1]).all())
+    (True, True)
+    """
+
+    _ndim = 3
+
+
+class Dropout2d(_ChannelDropout):
+    """Channel dropout of an (N, C, H, W) or (C, H, W) input (MindSpore 2.10's ``nn.Dropout2d``).
+
+    The repr shows the keep probability under the name ``p``, as MindSpore's does.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Dropout2d(p=0.5).set_train(False)(ms.ops.ones((1, 2, 3, 3))).shape
+    (1, 2, 3, 3)
+    """
+
+    _ndim = 4
+
+    def extend_repr(self):
+        return f"p={self.keep_prob}"
+
+
+class Dropout3d(_ChannelDropout):
+    """Channel dropout of an (N, C, D, H, W) or (C, D, H, W) input (MindSpore 2.10's ``nn.Dropout3d``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Dropout3d(p=0.5).set_train(False)(ms.ops.ones((1, 2, 2, 3, 3))).shape
+    (1, 2, 2, 3, 3)
+    """
+
+    _ndim = 5
+
+    def extend_repr(self):
+        return f"p={self.keep_prob}"
+
+
+class Unflatten(Cell):
+    """Split axis ``axis`` into ``unflattened_size`` (MindSpore 2.10's ``nn.Unflatten``).
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.Unflatten(1, (2, 3))(ms.ops.ones((4, 6, 5))).shape
+    (4, 2, 3, 5)
+    """
+
+    def __init__(self, axis, unflattened_size):
+        super().__init__()
+        if not is_int(axis):
+            raise TypeError(f"For 'Unflatten', 'axis' must be an int, but got {type(axis).__name__} {axis!r}.")
+        if not isinstance(unflattened_size, (list, tuple)):
+            raise TypeError(f"For 'Unflatten', the type of 'unflattended_size' must be list or tuple, but got "
+                            f"{type(unflattened_size).__name__}.")
+        self.axis = int(axis)
+        self.unflattened_size = tuple(unflattened_size)
+
+    def construct(self, input_x):
+        x = _v(input_x)
+        shape = tuple(jnp.shape(x))
+        rest = shape[self.axis + 1:] if self.axis != -1 else ()
+        new = shape[:self.axis] + self.unflattened_size + rest
+        if int(np.prod(new)) != int(np.prod(shape)) and -1 not in self.unflattened_size:
+            raise ValueError(f"For 'Unflatten', 'unflattened_size' {self.unflattened_size} does not multiply to "
+                             f"axis {self.axis} of the input's shape {shape}.")
+        return jnp.reshape(x, new)
 
 
 class ParameterUpdate(Cell):

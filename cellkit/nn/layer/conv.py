@@ -24,15 +24,14 @@ do), ``'valid'``, or ``'pad'`` with an explicit ``padding`` (an int, or
 
 from __future__ import annotations
 
-import functools
-
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ... import dtype as mstype
 from ...cell import Cell
 from ...ops.function._utils import _v
+from ...ops.function.conv_func import convolve as _convolve
+from ...ops.function.conv_func import transpose_pads as _transpose_pads
 from .._checks import check_bool, data_format_of, init_repr, is_int, non_negative_int, pad_mode_of, pair, positive_int
 from .._init_util import default_bias_init, default_weight_init, make_param
 
@@ -237,23 +236,6 @@ class Conv1d(_Conv):
                          group=self.group, one_d=True)
 
 
-def _transpose_pads(mode, k_eff, stride, pads):
-    """Padding of the dilated input that gives MindSpore's Conv2dTranspose output.
-
-    'same' and 'valid' are ``jax.lax.conv_transpose``'s 'SAME' and 'VALID';
-    'pad' with (lo, hi) crops the full transposed output by lo and hi.
-    """
-    if mode == "pad":
-        return (k_eff - 1 - pads[0], k_eff - 1 - pads[1])
-    if mode == "same":
-        pad_len = k_eff + stride - 2
-        lo = k_eff - 1 if stride > k_eff - 1 else int(np.ceil(pad_len / 2))
-    else:
-        pad_len = k_eff + stride - 2 + max(k_eff - stride, 0)
-        lo = k_eff - 1
-    return (lo, pad_len - lo)
-
-
 class Conv2dTranspose(_Conv):
     """2-D transposed convolution ("deconvolution") over (N, C, H, W) (MindSpore 2.10).
 
@@ -329,32 +311,3 @@ class Conv2dTranspose(_Conv):
         return _convolve(_v(x), self.weight.value, self._bias_value(), strides=(1, 1), padding=tuple(pads),
                          dilation=self.dilation, group=self.group, lhs_dilation=self.stride,
                          transposed=True, output_padding=self._output_padding)
-
-
-def _transposed_kernel(w, group):
-    """A (in, out/g, kh, kw) transposed-conv weight as the (out, in/g, kh, kw) kernel of the
-    equivalent forward convolution: groups regrouped, in/out swapped, spatially flipped."""
-    cin, cout_g = w.shape[0], w.shape[1]
-    k = w.reshape((group, cin // group, cout_g) + w.shape[2:]).swapaxes(1, 2)
-    k = k.reshape((group * cout_g, cin // group) + w.shape[2:])
-    return jnp.flip(k, axis=(2, 3))
-
-
-# inline=True: one compiled computation per eager call, but inlined into an enclosing trace;
-# kept as a nested call, it made the demo CNN's jitted train step ~15% slower on CPU.
-@functools.partial(jax.jit, inline=True, static_argnames=("strides", "padding", "dilation", "group", "dims", "lhs_dilation",
-                                             "transposed", "output_padding", "one_d"))
-def _convolve(x, w, b, *, strides, padding, dilation, group, dims=("NCHW", "OIHW", "NCHW"), lhs_dilation=(1, 1),
-              transposed=False, output_padding=(0, 0), one_d=False):
-    """Every convolution layer's computation, compiled once per configuration and shape."""
-    if one_d:
-        x = x[:, :, None, :]
-    if transposed:
-        w = _transposed_kernel(w, group)
-    y = jax.lax.conv_general_dilated(x, w, strides, padding, lhs_dilation=lhs_dilation, rhs_dilation=dilation,
-                                     dimension_numbers=dims, feature_group_count=group)
-    if b is not None:
-        y = y + (b if dims[0] == "NHWC" else b.reshape((1, -1, 1, 1)))
-    if any(output_padding):
-        y = jnp.pad(y, ((0, 0), (0, 0), (0, output_padding[0]), (0, output_padding[1])))
-    return y[:, :, 0, :] if one_d else y

@@ -1,4 +1,5 @@
-"""Normalisation layers: ``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``, ``GroupNorm``.
+"""Normalisation layers: ``BatchNorm1d/2d/3d``, ``SyncBatchNorm``, ``LayerNorm``, ``GroupNorm``,
+``InstanceNorm1d/2d/3d``.
 
 BatchNorm keeps its running statistics in Parameters (``moving_mean``,
 ``moving_variance``, ``requires_grad=False``) and updates them with
@@ -16,10 +17,8 @@ BatchNorm keeps its running statistics in Parameters (``moving_mean``,
 
 from __future__ import annotations
 
-import functools
 import numbers
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -27,15 +26,14 @@ from ... import dtype as mstype
 from ... import ops
 from ...cell import Cell
 from ...ops.function._utils import _v
+from ...ops.function.norm_func import batch_norm_core as _batch_norm
+from ...ops.function.norm_func import group_norm_core as _group_norm
+from ...ops.function.norm_func import layer_norm_core as _layer_norm
 from .._checks import check_bool, data_format_of, is_int, positive_int
 from .._init_util import make_param
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
-
-
-def _compute_dtype(dtype):
-    """Compute in at least float32 (half-precision inputs are normalised in float32)."""
-    return jnp.promote_types(dtype, jnp.float32)
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm1d",
+           "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _BatchNorm(Cell):
@@ -117,33 +115,6 @@ class _BatchNorm(Cell):
                 f"moving_variance={self.moving_variance}")
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("axis", "use_batch", "eps", "momentum"))
-def _batch_norm(x, moving_mean, moving_var, gamma, beta, *, axis, use_batch, eps, momentum):
-    """(output, new moving mean, new moving variance); ``momentum`` is MindSpore's stored 1 - momentum."""
-    axes = tuple(i for i in range(x.ndim) if i != axis)
-    bshape = tuple(x.shape[axis] if i == axis else 1 for i in range(x.ndim))
-    ct = _compute_dtype(x.dtype)
-    xc = x.astype(ct)
-    if use_batch:
-        n = x.size // x.shape[axis]
-        mean = jnp.mean(xc, axis=axes)
-        var = jnp.mean(jnp.square(xc - mean.reshape(bshape)), axis=axes)
-        keep = 1.0 - momentum
-        new_mean = keep * moving_mean.astype(ct) + momentum * jax.lax.stop_gradient(mean)
-        new_var = keep * moving_var.astype(ct) + momentum * jax.lax.stop_gradient(var * (n / (n - 1)))
-        new_mean, new_var = new_mean.astype(moving_mean.dtype), new_var.astype(moving_var.dtype)
-    else:
-        mean, var = moving_mean.astype(ct), moving_var.astype(ct)
-        new_mean, new_var = moving_mean, moving_var
-    scale = jax.lax.rsqrt(var + eps) * gamma.astype(ct)
-    y = (xc - mean.reshape(bshape)) * scale.reshape(bshape) + beta.astype(ct).reshape(bshape)
-    return _out_dtype(y, x.dtype), new_mean, new_var
-
-
-def _out_dtype(y, dtype):
-    return y.astype(dtype) if jnp.issubdtype(dtype, jnp.floating) else y
-
-
 _BN_ARGS = """
     Args:
         num_features (int): channels C.
@@ -201,8 +172,83 @@ class BatchNorm2d(_BatchNorm):
     _layout = "(N, C, H, W)"
 
 
+class BatchNorm3d(Cell):
+    __doc__ = """Batch normalisation of an (N, C, D, H, W) input (MindSpore 2.10's ``nn.BatchNorm3d``).
+
+    As MindSpore's, it holds a ``BatchNorm2d`` named ``bn2d`` and runs it on the
+    input reshaped to (N, C, D*H, W), so its Parameters are
+    ``bn2d.moving_mean``, ``bn2d.moving_variance``, ``bn2d.gamma``, ``bn2d.beta``.
+    Arguments as ``BatchNorm2d``'s, without ``data_format``; defaults (MindSpore 2.10's):
+    ``eps=1e-05``, ``momentum=0.9``, ``affine=True``, ``gamma_init='ones'``, ``beta_init='zeros'``,
+    ``moving_mean_init='zeros'``, ``moving_var_init='ones'``, ``use_batch_statistics=None``,
+    ``dtype=Float32``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> bn = nn.BatchNorm3d(3)
+    >>> [n for n, _ in bn.parameters_and_names()]
+    ['bn2d.moving_mean', 'bn2d.moving_variance', 'bn2d.gamma', 'bn2d.beta']
+    >>> bn(ms.ops.ones((2, 3, 2, 2, 2))).shape
+    (2, 3, 2, 2, 2)
+    """
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones", beta_init="zeros",
+                 moving_mean_init="zeros", moving_var_init="ones", use_batch_statistics=None, dtype=mstype.float32):
+        super().__init__()
+        self.bn2d = BatchNorm2d(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
+                                moving_var_init, use_batch_statistics, data_format="NCHW", dtype=dtype)
+
+    def construct(self, x):
+        shape = tuple(jnp.shape(_v(x)))
+        if len(shape) != 5:
+            raise ValueError(f"For '{self.cls_name}', the in_shape must have 5 dims, but got {len(shape)}.")
+        n, c, d, h, w = shape
+        return self.bn2d(jnp.reshape(_v(x), (n, c, d * h, w))).reshape(shape)
+
+
+class SyncBatchNorm(_BatchNorm):
+    __doc__ = """Batch normalisation with statistics over the whole distributed batch (MindSpore 2.10).
+
+    On JAX a batch split over devices is one sharded array: under
+    ``cellkit.jit`` with the input sharded over a mesh axis (``jax.sharding``,
+    ``cellkit.parallel``), the batch means are global means, XLA inserting
+    the cross-device reductions, so the output and the running statistics
+    are those of the whole batch, as SyncBatchNorm's over all devices. On one
+    device it is ``BatchNorm`` of an (N, C, ...) input (2-D to 5-D).
+
+    ``process_groups``: ``None`` (default, all devices) or ``0`` are accepted;
+    a list of rank groups (statistics within sub-groups) cannot be expressed
+    with a sharded array and is refused (docs/differences.md).
+""" + _BN_ARGS.replace('''        data_format (str): \'NCHW\' (default) or \'NHWC\' (channels last).
+''', "") + """
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.SyncBatchNorm(3).set_train()(ms.ops.ones((4, 3, 2, 2))).shape
+    (4, 3, 2, 2)
+    """
+
+    _ndims = (2, 3, 4, 5)
+    _layout = "(N, C, ...)"
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones", beta_init="zeros",
+                 moving_mean_init="zeros", moving_var_init="ones", use_batch_statistics=None, process_groups=None,
+                 dtype=mstype.float32):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
+                         moving_var_init, use_batch_statistics, dtype=dtype)
+        if process_groups not in (None, 0):
+            raise NotImplementedError(
+                f"For '{self.cls_name}', 'process_groups' {process_groups!r} (statistics within groups of ranks) is "
+                "not supported: on JAX the batch is one array sharded over a mesh and its statistics are always "
+                "global; use process_groups=None, or shard separate batches over separate meshes.")
+        self.process_groups = process_groups
+
+
 class LayerNorm(Cell):
     """Layer normalisation (MindSpore 2.10's ``nn.LayerNorm``).
+
+    Defaults (MindSpore 2.10's): ``eps=1e-05``, ``momentum=0.9``, ``affine=True``,
+    ``gamma_init='ones'``, ``beta_init='zeros'``, ``moving_mean_init='zeros'``,
+    ``moving_var_init='ones'``, ``use_batch_statistics=None``, ``dtype=Float32``.
 
     The statistics (biased variance) are taken over the axes from
     ``begin_norm_axis`` to the end; ``gamma`` and ``beta`` have shape
@@ -273,17 +319,6 @@ class LayerNorm(Cell):
                 f"begin_params_axis={self.begin_params_axis}, gamma{self.gamma}, beta={self.beta}")
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("axis", "eps"))
-def _layer_norm(x, gamma, beta, *, axis, eps):
-    axes = tuple(range(axis, x.ndim))
-    ct = _compute_dtype(x.dtype)
-    xc = x.astype(ct)
-    mean = jnp.mean(xc, axis=axes, keepdims=True)
-    var = jnp.mean(jnp.square(xc - mean), axis=axes, keepdims=True)
-    y = (xc - mean) * jax.lax.rsqrt(var + eps) * gamma.astype(ct) + beta.astype(ct)
-    return _out_dtype(y, x.dtype)
-
-
 class GroupNorm(Cell):
     """Group normalisation of an (N, C, *) input (MindSpore 2.10's ``nn.GroupNorm``).
 
@@ -342,13 +377,93 @@ class GroupNorm(Cell):
         return f"num_groups={self.num_groups}, num_channels={self.num_channels}"
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("groups", "eps"))
-def _group_norm(x, gamma, beta, *, groups, eps):
-    ct = _compute_dtype(x.dtype)
-    xg = x.astype(ct).reshape((x.shape[0], groups, -1))
-    mean = jnp.mean(xg, axis=-1, keepdims=True)
-    var = jnp.mean(jnp.square(xg - mean), axis=-1, keepdims=True)
-    y = ((xg - mean) * jax.lax.rsqrt(var + eps)).reshape(x.shape)
-    bshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-    y = y * gamma.astype(ct).reshape(bshape) + beta.astype(ct).reshape(bshape)
-    return _out_dtype(y, x.dtype)
+class _InstanceNorm(Cell):
+    """Instance normalisation: each sample's each channel over its spatial positions (biased variance).
+
+    Parameters as MindSpore's: ``moving_mean`` (``mean``), ``moving_variance``
+    (``variance``), ``requires_grad=False``, kept so that checkpoints load;
+    ``gamma``, ``beta`` (``requires_grad=affine``). The output uses the
+    instance statistics in training and predict mode alike; the moving
+    statistics are not updated (docs/differences.md).
+    """
+
+    _ndim = 4
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones", beta_init="zeros",
+                 dtype=mstype.float32):
+        super().__init__()
+        name = self.cls_name
+        if not is_int(num_features):
+            raise TypeError(f"For '{name}', the type of 'num_features' must be int, but got "
+                            f"{type(num_features).__name__}.")
+        for arg, value in (("eps", eps), ("momentum", momentum)):
+            if not isinstance(value, float):
+                raise TypeError(f"For '{name}', the type of '{arg}' must be float, but got {type(value).__name__}.")
+        if num_features < 1:
+            raise ValueError(f"For '{name}', the 'num_features' must be at least 1, but got {num_features}.")
+        if not 0 <= momentum <= 1:
+            raise ValueError(f"For '{name}', the 'momentum' must be a number in range [0, 1], but got {momentum}.")
+        affine = check_bool(affine, "affine", name)
+        self.num_features, self.eps, self.momentum, self.affine = int(num_features), eps, momentum, affine
+        c = (self.num_features,)
+        self.moving_mean = make_param("zeros", c, dtype, "mean", requires_grad=False, what=name)
+        self.moving_variance = make_param("ones", c, dtype, "variance", requires_grad=False, what=name)
+        self.gamma = make_param(gamma_init, c, dtype, "gamma", requires_grad=affine, what=name)
+        self.beta = make_param(beta_init, c, dtype, "beta", requires_grad=affine, what=name)
+
+    def construct(self, x):
+        x = _v(x)
+        shape = tuple(jnp.shape(x))
+        if len(shape) != self._ndim or shape[1] != self.num_features:
+            raise ValueError(f"For '{self.cls_name}', the input must have {self._ndim} dims (N, "
+                             f"{self.num_features}, ...), but got shape {shape}.")
+        return _group_norm(x, self.gamma.value, self.beta.value, groups=self.num_features, eps=self.eps)
+
+    def extend_repr(self):
+        return (f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, gamma={self.gamma}, "
+                f"beta={self.beta}, moving_mean={self.moving_mean}, moving_variance={self.moving_variance}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of an (N, C, L) input (MindSpore 2.10's ``nn.InstanceNorm1d``).
+
+    Defaults (MindSpore 2.10's): ``eps=1e-05``, ``momentum=0.1``, ``affine=True``,
+    ``gamma_init='ones'``, ``beta_init='zeros'``, ``dtype=Float32``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.InstanceNorm1d(2)(ms.Tensor([[[0., 2.], [1., 1.]]])).round(3).tolist()
+    [[[-1.0, 1.0], [0.0, 0.0]]]
+    """
+
+    _ndim = 3
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of an (N, C, H, W) input (MindSpore 2.10's ``nn.InstanceNorm2d``).
+
+    Defaults (MindSpore 2.10's): ``eps=1e-05``, ``momentum=0.1``, ``affine=True``,
+    ``gamma_init='ones'``, ``beta_init='zeros'``, ``dtype=Float32``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.InstanceNorm2d(3)(ms.ops.ones((2, 3, 4, 4))).shape
+    (2, 3, 4, 4)
+    """
+
+    _ndim = 4
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of an (N, C, D, H, W) input (MindSpore 2.10's ``nn.InstanceNorm3d``).
+
+    Defaults (MindSpore 2.10's): ``eps=1e-05``, ``momentum=0.1``, ``affine=True``,
+    ``gamma_init='ones'``, ``beta_init='zeros'``, ``dtype=Float32``.
+
+    >>> import cellkit as ms
+    >>> from cellkit import nn
+    >>> nn.InstanceNorm3d(3)(ms.ops.ones((2, 3, 2, 4, 4))).shape
+    (2, 3, 2, 4, 4)
+    """
+
+    _ndim = 5

@@ -19,11 +19,11 @@ import functools
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from ...cell import Cell
 from ...ops.function._utils import _v
-from ...tensor import default_int_dtype
+from ...ops.function.pooling_func import adaptive_matrix as _adaptive_matrix
+from ...ops.function.pooling_func import avg_pool_core, max_pool_core
 from .._checks import check_bool, data_format_of, is_int, non_negative_int, pad_mode_of
 
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
@@ -66,25 +66,6 @@ def _sym_padding(padding, what):
     raise TypeError(f"For '{what}', 'padding' must be an int or a tuple of ints, but got {type(padding).__name__}.")
 
 
-def _out_size(size, k, s, lo, hi, d, ceil_mode):
-    """Output length and the extra high padding a ceil-mode window needs (PyTorch's rule)."""
-    span = size + lo + hi - d * (k - 1) - 1
-    if span < 0:
-        return 0, 0
-    out = (-(-span // s) if ceil_mode else span // s) + 1
-    if ceil_mode and (out - 1) * s >= size + lo:
-        out -= 1
-    extra = max(0, (out - 1) * s + d * (k - 1) + 1 - (size + lo + hi))
-    return out, extra
-
-
-def _same_pads(size, k, s):
-    """TensorFlow/XLA 'SAME' padding (lo, hi) of one dimension."""
-    out = -(-size // s)
-    total = max((out - 1) * s + k - size, 0)
-    return (total // 2, total - total // 2)
-
-
 class _PoolNd(Cell):
     """kernel_size, stride, pad_mode and data_format, checked as MindSpore does."""
 
@@ -124,15 +105,6 @@ def _to_nchw(x, fmt):
             y = jnp.transpose(y, (0, 2, 3, 1))
         return y[0] if unbatched else y
     return x, restore
-
-
-def _lowest(dtype):
-    dtype = jnp.dtype(dtype)
-    if jnp.issubdtype(dtype, jnp.floating):
-        return -jnp.inf
-    if jnp.issubdtype(dtype, jnp.integer):
-        return jnp.iinfo(dtype).min
-    raise TypeError(f"max pooling needs a real dtype, got {dtype}")
 
 
 def _dilation_item(value, what):
@@ -216,41 +188,12 @@ class MaxPool2d(_PoolNd):
                          return_indices=self.return_indices)
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("fmt", "mode", "k", "s", "d", "padding", "ceil_mode",
-                                             "return_indices"))
 def _max_pool(x, *, fmt, mode, k, s, d, padding, ceil_mode, return_indices):
-    """MaxPool2d's computation, compiled once per configuration and shape."""
+    """MaxPool2d's computation: the shared N-d max pooling, on NCHW."""
     x, restore = _to_nchw(x, fmt)
-    window, strides = (1, 1) + k, (1, 1) + s
-    init = np.array(_lowest(x.dtype), x.dtype)
-    if mode != "PAD":
-        return restore(jax.lax.reduce_window(x, init, jax.lax.max, window, strides, mode))
-    pads, outs = [], []
-    for i, size in enumerate(x.shape[2:]):
-        p = padding[i]
-        out, extra = _out_size(size, k[i], s[i], p, p, d[i], ceil_mode)
-        pads.append((p, p + extra))
-        outs.append(out)
-    if not return_indices:
-        return restore(jax.lax.reduce_window(x, init, jax.lax.max, window, strides,
-                                             [(0, 0), (0, 0)] + pads, window_dilation=(1, 1) + d))
-    # Max and its flat H*W index: one strided slice per kernel offset, then argmax.
-    h, w = x.shape[2:]
-    xp = jnp.pad(x, ((0, 0), (0, 0)) + tuple(pads), constant_values=init)
-    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = k, s, d, outs
-    taps, offsets = [], []
-    for i in range(kh):
-        for j in range(kw):
-            taps.append(xp[:, :, i * dh: i * dh + (oh - 1) * sh + 1: sh, j * dw: j * dw + (ow - 1) * sw + 1: sw])
-            offsets.append((i * dh, j * dw))
-    stacked = jnp.stack(taps)
-    best = jnp.argmax(stacked, axis=0)
-    values = jnp.max(stacked, axis=0)
-    off = np.array(offsets)
-    rows = np.arange(oh)[:, None] * sh - pads[0][0]
-    cols = np.arange(ow)[None, :] * sw - pads[1][0]
-    index = (rows + jnp.asarray(off[:, 0])[best]) * w + cols + jnp.asarray(off[:, 1])[best]
-    return restore(values), restore(index.astype(default_int_dtype()))
+    out = max_pool_core(x, mode=mode, k=k, s=s, d=d, padding=padding, ceil_mode=ceil_mode,
+                        return_indices=return_indices)
+    return tuple(map(restore, out)) if return_indices and mode == "PAD" else restore(out)
 
 
 class AvgPool2d(_PoolNd):
@@ -315,48 +258,11 @@ class AvgPool2d(_PoolNd):
                          divisor_override=self.divisor_override)
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("fmt", "mode", "k", "s", "padding", "ceil_mode", "include_pad",
-                                             "divisor_override"))
 def _avg_pool(x, *, fmt, mode, k, s, padding, ceil_mode, include_pad, divisor_override):
-    """AvgPool2d's computation, compiled once per configuration and shape."""
+    """AvgPool2d's computation: the shared N-d average pooling, on NCHW."""
     x, restore = _to_nchw(x, fmt)
-    pads, extras = [], []
-    for i, size in enumerate(x.shape[2:]):
-        if mode == "SAME":
-            lo, hi = _same_pads(size, k[i], s[i])
-            out = -(-size // s[i])
-            extra = max(0, (out - 1) * s[i] + k[i] - (size + lo + hi))
-        else:
-            lo = hi = padding[i] if mode == "PAD" else 0
-            _, extra = _out_size(size, k[i], s[i], lo, hi, 1, ceil_mode)
-        pads.append((lo, hi))
-        extras.append(extra)
-    full = [(0, 0), (0, 0)] + [(lo, hi + e) for (lo, hi), e in zip(pads, extras)]
-    dtype = x.dtype if jnp.issubdtype(x.dtype, jnp.inexact) else jnp.float32
-    total = jax.lax.reduce_window(x.astype(dtype), np.array(0, dtype), jax.lax.add, (1, 1) + k, (1, 1) + s, full)
-    if divisor_override is not None:
-        return restore(total / np.array(divisor_override, dtype))
-    # Which cells count: the padded extent, or only the real input (a constant, from the shapes).
-    masks = []
-    for i, size in enumerate(x.shape[2:]):
-        (lo, hi), e = pads[i], extras[i]
-        m = np.zeros(lo + size + hi + e, np.float32)
-        m[:lo + size + hi] = 1.0 if include_pad else 0.0
-        m[lo:lo + size] = 1.0
-        masks.append(m)
-    counts = np.lib.stride_tricks.sliding_window_view(np.outer(*masks), k)
-    divisor = counts[::s[0], ::s[1]].sum(axis=(-2, -1))
-    return restore(total / divisor.astype(dtype))
-
-
-def _adaptive_matrix(size, out):
-    """(out, size) averaging matrix of PyTorch's adaptive bins."""
-    m = np.zeros((out, size), np.float32)
-    for i in range(out):
-        start = (i * size) // out
-        end = -(-((i + 1) * size) // out)
-        m[i, start:end] = 1.0 / (end - start)
-    return m
+    return restore(avg_pool_core(x, mode=mode, k=k, s=s, padding=padding, ceil_mode=ceil_mode,
+                                 include_pad=include_pad, divisor_override=divisor_override))
 
 
 class AdaptiveAvgPool2d(Cell):

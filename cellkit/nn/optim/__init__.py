@@ -13,5 +13,9 @@ from .sgd import SGD
 from .momentum import Momentum
 from .adam import Adam, AdamW, AdamWeightDecay
 from .rmsprop import RMSProp
+from .adagrad import Adagrad, ProximalAdagrad, Adadelta, FTRL
+from .adamax import AdaMax, LazyAdam, Lamb
+from .rprop import Rprop, ASGD
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "RMSProp"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "RMSProp", "Adagrad",
+           "ProximalAdagrad", "Adadelta", "FTRL", "AdaMax", "LazyAdam", "Lamb", "Rprop", "ASGD"]

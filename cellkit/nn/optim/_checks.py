@@ -26,3 +26,11 @@ def check_bool(owner, name, value) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"For '{owner}', the '{name}' must be a bool, but got {type(value).__name__}.")
     return value
+
+
+def check_type_float(owner, name, value) -> float:
+    """``value`` if it is a Python ``float`` (MindSpore refuses ints here)."""
+    if not isinstance(value, float):
+        raise TypeError(f"For '{owner}', the type of '{name}' should be 'float', but got type "
+                        f"'{type(value).__name__}'.")
+    return value

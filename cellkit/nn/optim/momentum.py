@@ -26,7 +26,8 @@ class Momentum(Optimizer):
     """Momentum SGD: ``v = momentum * v + g``, ``w = w - lr * v`` (= ``optax.sgd(lr, momentum)``).
 
     ``g`` is the gradient after loss scaling and (coupled) weight decay. State:
-    ``moments.<param>``.
+    ``moments.<param>`` (none with ``momentum == 0``, where it would only
+    copy the gradient).
 
     ``use_nesterov=True``: MindSpore documents ``w -= lr * (g + momentum * v)``
     but its CPU kernel (2.10) ignores the flag and applies plain momentum;
@@ -63,4 +64,5 @@ class Momentum(Optimizer):
         self.init_optax()
 
     def update_rule(self, learning_rate, weight_decay, decay_mask):
-        return optax.sgd(learning_rate, momentum=self.momentum)
+        # momentum == 0: the trace would be the gradient itself, so none is kept.
+        return optax.sgd(learning_rate, momentum=self.momentum or None)

@@ -149,6 +149,8 @@ class Optimizer(Cell):
     _slot_names: dict = {}
     # True when update_rule applies the weight decay itself (decoupled decay).
     _decoupled_weight_decay = False
+    # optax state fields holding one scalar per Parameter (stored per Parameter all the same).
+    _scalar_slots: frozenset = frozenset()
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
@@ -461,7 +463,8 @@ class Optimizer(Cell):
 
         Each optax state leaf becomes a Parameter: per-parameter leaves go into a
         ``ParameterTuple`` attribute named by ``_slot_names`` (``<prefix>.<param
-        name>``), step counters are ``global_step`` and the injected learning
+        name>``, or a format such as ``'mu_{}'``: attribute ``mu``, names
+        ``mu_<param name>``), step counters are ``global_step`` and the injected learning
         rate is recomputed on each call; anything else goes to ``optax_state``.
         See :meth:`update_rule` for an example.
         """
@@ -520,14 +523,17 @@ class Optimizer(Cell):
             i = path[-1].idx
             field = path[-2].name
             param = self.parameters[i]
-            if leaf.shape == param.shape:
+            if leaf.shape == param.shape or field in self._scalar_slots:
                 prefix = self._slot_names.get(field, field)
-                by_index = slots.setdefault(prefix, {})
+                # A name format (MindSpore's ASGD: 'mu_{}') or a prefix ('moment1' -> 'moment1.<param>').
+                attr, name = ((prefix.split("{")[0].rstrip("_."), prefix.format(param.name)) if "{}" in prefix
+                              else (prefix, f"{prefix}.{param.name}"))
+                by_index = slots.setdefault(attr, {})
                 if i in by_index:
                     raise RuntimeError(f"{self.cls_name}: two optax state leaves for '{param.name}' map to "
-                                       f"'{prefix}'; give them distinct names in _slot_names")
-                by_index[i] = Parameter(leaf, name=f"{prefix}.{param.name}", requires_grad=False)
-                return ("slot_raw", prefix, i)
+                                       f"'{attr}'; give them distinct names in _slot_names")
+                by_index[i] = Parameter(leaf, name=name, requires_grad=False)
+                return ("slot_raw", attr, i)
         label = ".".join(str(k) for k in keys)
         extras.append(Parameter(leaf, name=f"optax_state.{label}", requires_grad=False))
         return ("extra", len(extras) - 1)

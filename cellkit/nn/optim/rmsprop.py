@@ -33,7 +33,9 @@ class RMSProp(Optimizer):
     differ (``initial_scale=0``, eps outside the sqrt, eps 1e-8), which changes
     the first steps a lot. ``g`` is the gradient after loss scaling and
     (coupled) weight decay. State: ``mean_square.<param>``, ``moment.<param>``
-    and, when centered, ``mean_grad.<param>``.
+    (only with ``momentum > 0``: otherwise it is the step itself, which
+    MindSpore stores and never reads back) and, when centered,
+    ``mean_grad.<param>``.
 
     Args:
         params: Parameters or parameter groups.
@@ -48,7 +50,7 @@ class RMSProp(Optimizer):
     >>> import cellkit as ms
     >>> from cellkit import nn
     >>> w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
-    >>> opt = nn.RMSProp([w], 0.1, centered=True)
+    >>> opt = nn.RMSProp([w], 0.1, centered=True, momentum=0.9)
     >>> [name for name, _ in opt.parameters_and_names()]
     ['global_step', 'learning_rate', 'w', 'mean_grad.w', 'mean_square.w', 'moment.w']
     """
@@ -67,4 +69,4 @@ class RMSProp(Optimizer):
 
     def update_rule(self, learning_rate, weight_decay, decay_mask):
         return optax.rmsprop(learning_rate, decay=self.decay, eps=self.epsilon, initial_scale=1.0,
-                             eps_in_sqrt=True, centered=self.centered, momentum=self.momentum)
+                             eps_in_sqrt=True, centered=self.centered, momentum=self.momentum or None)

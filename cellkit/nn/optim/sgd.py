@@ -35,7 +35,9 @@ class SGD(Optimizer):
     nesterov)``; dampening, which optax lacks, is an
     ``optax.scale_by_schedule`` that scales ``g`` by ``1 - dampening`` from the
     second step on, in front of it. State: ``accum.<param>`` (the velocity;
-    MindSpore's extra ``stat.<param>`` first-step flag is ``global_step == 0``).
+    MindSpore's extra ``stat.<param>`` first-step flag is ``global_step == 0``);
+    with ``momentum == 0`` there is no velocity and no per-parameter state at
+    all (MindSpore keeps ``accum`` zeros that no step reads).
 
     Args:
         params: Parameters or parameter groups.
@@ -69,8 +71,10 @@ class SGD(Optimizer):
         self.init_optax()
 
     def update_rule(self, learning_rate, weight_decay, decay_mask):
+        if self.momentum == 0.0:  # no velocity: the trace would be the gradient itself
+            return optax.sgd(learning_rate)
         sgd = optax.sgd(learning_rate, momentum=self.momentum, nesterov=self.nesterov)
-        if self.momentum > 0.0 and self.dampening != 0.0:
+        if self.dampening != 0.0:
             keep = 1.0 - self.dampening
             return optax.chain(optax.scale_by_schedule(lambda count: jnp.where(count == 0, 1.0, keep)), sgd)
         return sgd

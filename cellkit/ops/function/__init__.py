@@ -20,20 +20,18 @@ Array([[1., 0.],
 (Array([3., 4.], dtype=float32), [1, 1])
 """
 
-from . import array_func, grad_func, linalg_func, math_func, nn_func, other_func, parameter_func, random_func
-from .array_func import *  # noqa: F401,F403
-from .grad_func import *  # noqa: F401,F403
-from .linalg_func import *  # noqa: F401,F403
-from .math_func import *  # noqa: F401,F403
-from .nn_func import *  # noqa: F401,F403
-from .other_func import *  # noqa: F401,F403
-from .parameter_func import *  # noqa: F401,F403
-from .random_func import *  # noqa: F401,F403
+import importlib as _importlib
+import pkgutil as _pkgutil
 
-FAMILIES = {"math": math_func, "array": array_func, "nn": nn_func, "linalg": linalg_func,
-            "random": random_func, "grad": grad_func, "parameter": parameter_func, "other": other_func}
+# Every ``*_func`` module of this package is a family: its ``__all__`` is exported here.
+FAMILIES = {}
+for _info in sorted(_pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if _info.name.endswith("_func"):
+        _module = _importlib.import_module(f"{__name__}.{_info.name}")
+        FAMILIES[_info.name[:-len("_func")]] = _module
+        globals().update({_name: getattr(_module, _name) for _name in _module.__all__})
 
 # Every rename of every family: name -> (JAX function, MindSpore signature).
-RENAMES = {**math_func.RENAMES, **array_func.RENAMES, **nn_func.RENAMES}
+RENAMES = {name: line for module in FAMILIES.values() for name, line in getattr(module, "RENAMES", {}).items()}
 
 __all__ = sorted({name for module in FAMILIES.values() for name in module.__all__})

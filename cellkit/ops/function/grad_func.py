@@ -1,17 +1,28 @@
-"""Gradient helpers (MindSpore's ``ops/function/grad``)."""
+"""Gradient and function transforms (MindSpore's ``ops/function/grad``): every one works on
+functions and Cells that read Parameters through arguments, closures or globals, and
+writes back the Parameters they assign (see ``cellkit.engine``)."""
 
 from __future__ import annotations
 
 import jax
 
-from ...engine import grad, value_and_grad
+from ...engine import (ForiLoop, GradOperation, HookBackward, InsertGradientOf, Scan, WhileLoop, grad, hessian, hvp, jacfwd, jacrev, jvp,
+                       value_and_grad, vjp, vmap)
 from ._utils import _v, exporter
 
-__all__ = ["grad", "value_and_grad"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap",
+           "GradOperation", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan"]
 _public = exporter(__all__)
 
 
 @_public
-def stop_gradient(x):
-    """Block gradients through ``x``."""
-    return jax.lax.stop_gradient(_v(x))
+def stop_gradient(value):
+    """Block gradients through ``value`` (a Tensor or a tuple of them).
+
+    >>> import cellkit as ms
+    >>> from cellkit import ops
+    >>> ms.grad(lambda x: (x * ops.stop_gradient(x)).sum())(ms.Tensor([2., 3.]))
+    Array([2., 3.], dtype=float32)
+    """
+    return jax.tree_util.tree_map(lambda x: jax.lax.stop_gradient(_v(x)), value,
+                                  is_leaf=lambda x: hasattr(x, "__jax_array__"))

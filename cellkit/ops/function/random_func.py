@@ -18,13 +18,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ... import dtype as mstype
 from ...random import next_key
 from ...tensor import default_int_dtype
 from ._utils import _v
+from .array_func import canonical
 
 __all__ = ["dropout", "dropout2d", "dropout3d", "bernoulli_mask", "rand", "rand_like", "randn",
-           "randn_like", "uniform", "standard_normal", "normal", "randint", "shuffle",
-           "randperm", "multinomial"]
+           "randn_like", "uniform", "standard_normal", "normal", "randint", "randint_like", "shuffle",
+           "randperm", "multinomial", "bernoulli", "random_categorical", "laplace", "standard_laplace",
+           "gamma", "poisson", "random_gamma", "random_poisson", "choice_with_mask",
+           "multinomial_with_replacement"]
 
 
 def _size(size):
@@ -89,7 +93,7 @@ def dropout3d(input, p=0.5, training=True):  # noqa: A002
 
 
 def _float(dtype):
-    return np.float32 if dtype is None else np.dtype(dtype)
+    return np.float32 if dtype is None else canonical(dtype)
 
 
 def rand(*size, dtype=None, seed=None):
@@ -133,10 +137,28 @@ def normal(shape, mean, stddev, seed=None):
     return _v(mean) + _v(stddev) * jax.random.normal(next_key(), tuple(shape), np.float32)
 
 
+def _check_int(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an int, got {type(value).__name__}")
+    return int(value)
+
+
 def randint(low, high, size, seed=None, *, dtype=None):
-    """Integers in ``[low, high)``."""
-    return jax.random.randint(next_key(), tuple(size), low, high,
-                              np.dtype(dtype) if dtype is not None else default_int_dtype())
+    """Integers in ``[low, high)`` (Int64 by default)."""
+    low, high = _check_int(low, "randint: low"), _check_int(high, "randint: high")
+    if low >= high:
+        raise ValueError(f"randint: low must be less than high, got {low} >= {high}")
+    dtype = canonical(dtype if dtype is not None else default_int_dtype())
+    return jax.random.randint(next_key(), tuple(size), low, high, dtype)
+
+
+def randint_like(input, low, high, seed=None, *, dtype=None):  # noqa: A002
+    """Integers in ``[low, high)`` shaped like ``input`` (with ``input``'s int dtype unless given)."""
+    x = _v(input)
+    dtype = np.dtype(dtype) if dtype is not None else np.dtype(x.dtype)
+    if dtype.kind not in "iu":
+        raise ValueError(f"randint_like: the dtype must be an int type, got {dtype}; pass dtype=")
+    return randint(low, high, x.shape, dtype=dtype)
 
 
 def shuffle(x, seed=None):
@@ -144,20 +166,115 @@ def shuffle(x, seed=None):
     return jax.random.permutation(next_key(), _v(x), axis=0)
 
 
-def randperm(n, seed=0, offset=0, dtype=None):
-    """A random permutation of ``0..n-1``."""
-    return jax.random.permutation(next_key(), n).astype(np.dtype(dtype) if dtype else default_int_dtype())
+def randperm(n, seed=0, offset=0, dtype=mstype.int64):
+    """A random permutation of ``0..n-1`` (Int64 by default)."""
+    n = _check_int(int(_v(n)) if not isinstance(n, int) else n, "randperm: n")
+    return jax.random.permutation(next_key(), n).astype(canonical(dtype))
 
 
 def multinomial(input, num_samples, replacement=True, seed=None):  # noqa: A002
-    """Sample category indices from (unnormalised) probabilities ``input`` (1-D or 2-D)."""
-    probs = _v(input)
+    """Int32 category indices drawn from the (unnormalised) probabilities in the last axis of ``input``."""
+    probs = jnp.asarray(_v(input))
+    if not replacement and num_samples > probs.shape[-1]:
+        raise ValueError(f"multinomial: without replacement num_samples ({num_samples}) must not exceed the "
+                         f"number of categories ({probs.shape[-1]})")
     logits = jnp.log(probs)
-    batch = probs.shape[:-1]
     if replacement:
-        out = jax.random.categorical(next_key(), logits, shape=(num_samples,) + batch)
+        out = jax.random.categorical(next_key(), logits, shape=(num_samples,) + probs.shape[:-1])
         out = jnp.moveaxis(out, 0, -1)
     else:
         gumbel = jax.random.gumbel(next_key(), probs.shape)
         out = jnp.argsort(-(logits + gumbel), axis=-1)[..., :num_samples]
-    return out.astype(default_int_dtype())
+    return out.astype(np.int32)
+
+
+def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
+    """``num_sample`` category indices per row of the 2-D ``logits``: shape (batch, num_sample)."""
+    logits = jnp.asarray(_v(logits))
+    out = jax.random.categorical(next_key(), logits, shape=(num_sample,) + logits.shape[:-1])
+    return jnp.moveaxis(out, 0, -1).astype(canonical(dtype))
+
+
+def bernoulli(input, p=0.5, seed=None):  # noqa: A002
+    """0/1 draws shaped and typed like ``input``, each 1 with probability ``p`` (a float or tensor)."""
+    x = jnp.asarray(_v(input))
+    p = jnp.asarray(_v(p), np.float32)
+    return jax.random.bernoulli(next_key(), p, x.shape).astype(x.dtype)
+
+
+def laplace(shape, mean, lambda_param, seed=None):
+    """Laplace samples with location ``mean`` and scale ``lambda_param`` (broadcast with ``shape``)."""
+    mean, scale = jnp.asarray(_v(mean), np.float32), jnp.asarray(_v(lambda_param), np.float32)
+    out_shape = jnp.broadcast_shapes(tuple(shape), mean.shape, scale.shape)
+    return jax.random.laplace(next_key(), out_shape, np.float32) * scale + mean
+
+
+def standard_laplace(shape, seed=None):
+    """Laplace(0, 1) samples of ``shape``."""
+    return jax.random.laplace(next_key(), _shape(shape), np.float32)
+
+
+def _shape(shape):
+    return tuple(int(s) for s in np.asarray(_v(shape)).reshape(-1)) if not isinstance(shape, tuple) else shape
+
+
+def gamma(shape, alpha, beta, seed=None):
+    """Gamma samples with shape ``alpha`` and rate (inverse scale) ``beta``, broadcast with ``shape``."""
+    alpha, beta = jnp.asarray(_v(alpha), np.float32), jnp.asarray(_v(beta), np.float32)
+    out_shape = jnp.broadcast_shapes(tuple(shape), alpha.shape, beta.shape)
+    return jax.random.gamma(next_key(), jnp.broadcast_to(alpha, out_shape), out_shape, np.float32) / beta
+
+
+def poisson(shape, mean, seed=None):
+    """Poisson counts (Float32) with rate ``mean``, broadcast with ``shape``."""
+    mean = jnp.asarray(_v(mean), np.float32)
+    out_shape = jnp.broadcast_shapes(tuple(shape), mean.shape)
+    return jax.random.poisson(next_key(), mean, out_shape).astype(np.float32)
+
+
+def random_gamma(shape, alpha, seed=None):
+    """Gamma(``alpha``) samples of shape ``shape + alpha.shape``."""
+    alpha = jnp.asarray(_v(alpha))
+    out_shape = _shape(shape) + alpha.shape
+    return jax.random.gamma(next_key(), jnp.broadcast_to(alpha, out_shape), out_shape, alpha.dtype)
+
+
+def random_poisson(shape, rate, seed=None, dtype=mstype.float32):
+    """Poisson counts of shape ``shape + rate.shape`` in ``dtype``."""
+    rate = jnp.asarray(_v(rate))
+    out_shape = _shape(shape) + rate.shape
+    return jax.random.poisson(next_key(), jnp.broadcast_to(rate, out_shape), out_shape).astype(canonical(dtype))
+
+
+def _truncated_normal(shape, dtype=mstype.float32):
+    """Standard normal samples of ``shape`` truncated to ``[-2, 2]``."""
+    return jax.random.truncated_normal(next_key(), -2.0, 2.0, _shape(shape), np.dtype(dtype))
+
+
+def choice_with_mask(input_x, count=256, seed=None):
+    """``count`` randomly chosen coordinates of the True elements of the Bool ``input_x``:
+    ``(indices (count, ndim) Int32, mask (count,) Bool)``; rows past the number of True
+    elements are zeros with mask False. Fixed-size, so it also runs inside ``jit``."""
+    x = jnp.asarray(_v(input_x))
+    if x.dtype != jnp.bool_:
+        raise TypeError(f"choice_with_mask: input_x must be a Bool tensor, got {x.dtype}")
+    if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
+        raise ValueError(f"choice_with_mask: count must be a positive int, got {count!r}")
+    flat = x.reshape(-1)
+    score = jnp.where(flat, jax.random.uniform(next_key(), flat.shape), 2.0)
+    order = jnp.argsort(score)
+    pad = max(count - flat.size, 0)
+    order = jnp.concatenate([order, jnp.zeros(pad, order.dtype)])[:count]
+    valid = jnp.concatenate([jnp.sort(score) < 2.0, jnp.zeros(pad, bool)])[:count]
+    coords = jnp.stack(jnp.unravel_index(order, x.shape), axis=-1).astype(np.int32)
+    return jnp.where(valid[:, None], coords, 0), valid
+
+
+def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False):
+    """``numsamples`` Int64 category indices per row of the probabilities ``x`` (MindSpore's older form;
+    ``seed``/``offset`` are accepted, the draw uses cellkit's stream)."""
+    probs = jnp.asarray(_v(x))
+    if not replacement and numsamples > probs.shape[-1]:
+        raise ValueError(f"multinomial_with_replacement: numsamples ({numsamples}) must not exceed "
+                         f"x.shape[-1] ({probs.shape[-1]}) without replacement")
+    return multinomial(probs, numsamples, replacement).astype(canonical(mstype.int64))

@@ -10,13 +10,16 @@ table (see ``cellkit.ops.primitive``).
 """
 
 from ..primitive import Primitive, PrimitiveWithCheck, PrimitiveWithInfer, prim_attr_register
-from . import array_ops, math_ops, nn_ops, other_ops
-from .array_ops import *  # noqa: F401,F403
-from .math_ops import *  # noqa: F401,F403
-from .nn_ops import *  # noqa: F401,F403
-from .other_ops import *  # noqa: F401,F403
+import importlib as _importlib
+import pkgutil as _pkgutil
 
-FAMILIES = {"math": math_ops, "array": array_ops, "nn": nn_ops, "other": other_ops}
+# Every ``*_ops`` module of this package is a family of Primitives: its ``__all__`` is exported here.
+FAMILIES = {}
+for _info in sorted(_pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if _info.name.endswith("_ops"):
+        _module = _importlib.import_module(f"{__name__}.{_info.name}")
+        FAMILIES[_info.name[:-len("_ops")]] = _module
+        globals().update({_name: getattr(_module, _name) for _name in _module.__all__})
 
 __all__ = sorted({name for module in FAMILIES.values() for name in module.__all__}
                  | {"Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register"})

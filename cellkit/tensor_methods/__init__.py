@@ -1,0 +1,119 @@
+"""MindSpore's Tensor methods on JAX's arrays and tracers.
+
+cellkit's Tensor is a plain ``jax.Array``. :func:`install` (run once when
+``cellkit`` is imported) adds MindSpore's Tensor methods and properties that
+``jax.Array`` lacks to JAX's array class and to its tracer class, so they work
+eagerly and inside ``cellkit.jit``, ``jax.jit``, ``jax.grad`` and ``jax.vmap``:
+
+* ``METHODS``/``PROPERTIES``: new names, one registry line each, by family
+  (:mod:`.conversion`, :mod:`.shape`, :mod:`.math`, :mod:`.reduction`,
+  :mod:`.indexing`, :mod:`.random`).
+* ``ADAPTERS``: names JAX already has (``view``, ``sum``, ``max``, ``flatten``, ...).
+  Every call JAX accepts keeps JAX's meaning; MindSpore's spellings that JAX
+  would refuse (``x.view(2, -1)``, ``x.sum(dim=1, keepdim=True)``) are added.
+* ``INPLACE`` (:mod:`.inplace`): ``add_``, ``zero_``, ... update a Parameter
+  through ``assign_value``; on a jax.Array they raise TypeError.
+
+>>> import jax
+>>> import cellkit as ms
+>>> x = ms.Tensor([[1., 2.], [3., 4.]])
+>>> x.view(-1).asnumpy()
+array([1., 2., 3., 4.], dtype=float32)
+>>> jax.jit(lambda t: t.unsqueeze(0).sum(dim=2, keepdim=True))(x).shape
+(1, 2, 1)
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+
+import jax
+
+from . import conversion, indexing, inplace, math, random, reduction, shape
+
+__all__ = ["install", "METHODS", "PROPERTIES", "ADAPTERS", "UNSUPPORTED", "INPLACE", "FAMILIES",
+           "array_classes"]
+
+FAMILIES = {"conversion": conversion, "shape": shape, "math": math, "reduction": reduction,
+            "indexing": indexing, "random": random}
+
+
+def _merge(attr):
+    merged = {}
+    for family, module in FAMILIES.items():
+        for name, value in getattr(module, attr).items():
+            if name in merged:
+                raise RuntimeError(f"Tensor method {name!r} is registered twice (family {family!r})")
+            merged[name] = value
+    return merged
+
+
+METHODS = _merge("METHODS")
+PROPERTIES = _merge("PROPERTIES")
+ADAPTERS = _merge("ADAPTERS")
+UNSUPPORTED = dict(conversion.UNSUPPORTED)
+INPLACE = inplace.INPLACE
+
+_installed = []
+
+
+def array_classes():
+    """JAX's concrete array class and its tracer base class."""
+    from jax._src.array import ArrayImpl
+    return (ArrayImpl, jax.core.Tracer)
+
+
+def _unsupported(name, reason):
+    def method(self, *args, **kwargs):
+        raise TypeError(f"Tensor.{name}() is not available on cellkit's Tensor (a jax.Array): {reason}")
+    method.__name__ = name
+    return method
+
+
+def _named(name, fn):
+    """``fn`` as a function called ``name`` (a copy: one function may serve several names)."""
+    if getattr(fn, "__name__", name) == name or not isinstance(fn, types.FunctionType):
+        return fn
+    named = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    named.__kwdefaults__, named.__doc__, named.__qualname__ = fn.__kwdefaults__, fn.__doc__, name
+    return named
+
+
+def install() -> None:
+    """Add the registries' methods to JAX's array and tracer classes and the in-place ones to Parameter.
+
+    Idempotent. A name JAX itself defines is never replaced by a registry
+    entry of ``METHODS``/``PROPERTIES`` (only ``ADAPTERS`` wrap JAX's own).
+    """
+    if _installed:
+        return
+    from ..parameter import Parameter
+    for cls in array_classes():
+        for name, fn in METHODS.items():
+            if name not in dir(cls):
+                setattr(cls, name, _named(name, fn))
+        for name, fget in PROPERTIES.items():
+            if name not in dir(cls):
+                setattr(cls, name, property(fget))
+        for name, reason in UNSUPPORTED.items():
+            if name not in dir(cls):
+                setattr(cls, name, _unsupported(name, reason))
+        for name, adapter in ADAPTERS.items():
+            jax_method = getattr(cls, name)
+            setattr(cls, name, functools.wraps(jax_method)(adapter(jax_method)))
+        for name, (_, functional) in INPLACE.items():
+            if name not in dir(cls):
+                setattr(cls, name, inplace.array_method(name, functional))
+    for name, (fn, _) in INPLACE.items():
+        if name not in dir(Parameter):
+            setattr(Parameter, name, inplace.parameter_method(name, fn))
+    if "requires_grad_" not in dir(Parameter):
+        Parameter.requires_grad_ = _requires_grad_
+    _installed.append(True)
+
+
+def _requires_grad_(self, requires_grad=True):
+    """Set ``requires_grad`` (in place) and return the Parameter."""
+    self.requires_grad = requires_grad
+    return self
