@@ -66,14 +66,19 @@ class EagerEntry:
         self.jf, self.epoch, self.covered, self.captured, self.place = jf, epoch, True, (), place
         self.tls = tls  # where the jitted function keeps the call being made
 
+    last_split = ((), (), ())  # no Parameters passed in, none donated: they are read and written op by op
+
     def plist(self, unique):
         return ()
 
-    def jitted(self, vals, dyn):
+    def compiled(self, donate):
+        return self.jitted
+
+    def jitted(self, donated, kept, dyn):
         call = self.tls.call
         if any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(dyn)):
             raise refuse(getattr(self.jf.fn, "__name__", "fn"), self.place)
-        return _run_eagerly(self.jf.fn, call.args, call.kwargs), {}
+        return _run_eagerly(self.jf.fn, call.args, call.kwargs), [], {}
 
 
 def fall_back(jf, key, err, call, epoch, tls):
