@@ -121,10 +121,10 @@ def raw_jax(cell, x, y):
     return _carry(step, (params, tx.init(params)), x, y)
 
 
-def cellkit_closure(cell, x, y):
-    """``cellkit.jit`` step reaching the Cell and optimizer through its closure."""
-    opt = OptaxAdam(cell.trainable_params())
-    grad_fn = ms.value_and_grad(lambda x, y: _cell_loss(cell, x, y), None, opt.parameters)
+def _closure_step(forward, opt, x, y):
+    """MindSpore's training loop: ``value_and_grad`` over ``opt.parameters`` and an ``ms.jit`` step
+    that calls the optimizer, both reached through the closure; a runner with ``.lower``."""
+    grad_fn = ms.value_and_grad(forward, None, opt.parameters)
 
     @ms.jit
     def step(x, y):
@@ -134,6 +134,12 @@ def cellkit_closure(cell, x, y):
     run = lambda: step(x, y)  # noqa: E731
     run.lower = lambda: step.lower(x, y)
     return run
+
+
+def cellkit_closure(cell, x, y):
+    """``cellkit.jit`` step reaching the Cell and optimizer through its closure."""
+    opt = OptaxAdam(cell.trainable_params())
+    return _closure_step(lambda x, y: _cell_loss(cell, x, y), opt, x, y)
 
 
 def cellkit_argument(cell, x, y):
@@ -236,18 +242,7 @@ def nn_cellkit(name):
     def build(cell, x, y):
         opt = make(cell.trainable_params())
 
-        def forward(x, y):
-            return cross_entropy(cell(x), y)
-        grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-
-        @ms.jit
-        def step(x, y):
-            loss, grads = grad_fn(x, y)
-            opt(grads)
-            return loss
-        run = lambda: step(x, y)  # noqa: E731
-        run.lower = lambda: step.lower(x, y)
-        return run
+        return _closure_step(lambda x, y: cross_entropy(cell(x), y), opt, x, y)
     build.__doc__ = f"MindSpore's training loop with cellkit's ``nn.{name}``."
     return build
 
