@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from cellkit import nn
-from cellkit.cell import _call_failed, _note
+from cellkit.cell_errors import call_failed as _call_failed, note as _note
 from cellkit.engine import _Rediscover
 
 import error_cases
