@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import context
 from .. import random as ckrandom
-from ..cell import _note, special_call
+from ..cell import special_call
+from ..cell_errors import note as _note
 from ..parameter import Parameter, local, structure_epoch
 from .custom_jvp import _call_with_jvp
 from .frame import _run_in_frame, _to_values

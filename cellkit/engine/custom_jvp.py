@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import random as ckrandom
-from ..cell import _note
+from ..cell_errors import note as _note
 from ..parameter import local
 from .frame import _run_in_frame, _to_values
 
