@@ -190,3 +190,18 @@ def test_all_reduce_gradient_over_axis():
         return jax.vmap(lambda r: P.AllReduce("sum", "g")(r) * r, axis_name="g")(x).sum()
 
     check_grads(f, (jnp.asarray(X[:, :3]),), order=1, modes=["rev"], atol=1e-2, rtol=1e-2)
+
+
+def test_fused_matmul_collectives():
+    a, b = jnp.asarray(X[:, :4]), jnp.asarray(X[:4, :3])
+    out, gathered = ops.all_gather_matmul(a, b, None, 1)
+    np.testing.assert_allclose(out, X[:, :4] @ X[:4, :3], rtol=1e-6)
+    np.testing.assert_array_equal(gathered, X[:, :4])
+    with pytest.raises(ValueError, match="world_size"):
+        ops.all_gather_matmul(a, b, None, 2)
+    # over an axis of 4 members, each holding one row of a
+    out = jax.vmap(lambda r: ops.all_gather_matmul(r[None], b, "g", 4, gather_output=False)[0], axis_name="g")(a)
+    np.testing.assert_allclose(out, np.broadcast_to(X[:, :4] @ X[:4, :3], (4, 4, 3)), rtol=1e-5)
+    # each member's product summed, member i keeping row i
+    got = jax.vmap(lambda r: ops.matmul_reduce_scatter(jnp.tile(r[None], (4, 1)), b, "g", 4), axis_name="g")(a)
+    np.testing.assert_allclose(got[:, 0], np.broadcast_to(X[:, :4].sum(0) @ X[:4, :3], (4, 3)), rtol=1e-5)

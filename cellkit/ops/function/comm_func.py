@@ -323,3 +323,39 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     if output is not None and not isinstance(output, Parameter) and not _INPLACE["all_to_all_single"]:
         result = result.reshape(output.shape)
     return _finish("all_to_all_single", output, _v(output), result, async_op, "output")
+
+
+def _fused_checks(who, x, x2, world_size, size, **restrictions):
+    if not isinstance(world_size, int) or world_size != size:
+        raise ValueError(f"{who}: world_size must be the group's size, {size}, got {world_size!r}")
+    for label, (value, allowed) in restrictions.items():
+        if value != allowed:
+            raise ValueError(f"{who}: {label} supports only {allowed!r} (as MindSpore), got {value!r}")
+    if x.ndim != 2 or x2.ndim != 2:
+        raise ValueError(f"{who}: input and x2 must be 2-D, got {tuple(x.shape)} and {tuple(x2.shape)}")
+
+
+@_public
+def all_gather_matmul(input, x2, group, world_size, *, bias=None, gather_index=0, gather_output=True,  # noqa: A002
+                      comm_turn=0, trans_input=False, trans_x2=False):
+    """``(all_gather(input) @ x2, all_gather(input))``: the group's ``input``\\ s concatenated along
+    dimension 0, times ``x2`` (its transpose with ``trans_x2``); the second output is empty when
+    ``gather_output`` is False."""
+    x, w = _tensor(input, "all_gather_matmul"), _tensor(x2, "all_gather_matmul", "x2")
+    name, size = group_size(group, "all_gather_matmul")
+    _fused_checks("all_gather_matmul", x, w, world_size, size, bias=(bias, None), gather_index=(gather_index, 0),
+                  comm_turn=(comm_turn, 0), trans_input=(trans_input, False))
+    gathered = gather_over(x, name)
+    out = gathered @ (w.T if trans_x2 else w)
+    return out, gathered if gather_output else jnp.zeros((0,), x.dtype)
+
+
+@_public
+def matmul_reduce_scatter(input, x2, group, world_size, *, reduce_op=ReduceOp.SUM, bias=None,  # noqa: A002
+                          comm_turn=0, trans_input=False, trans_x2=False):
+    """``reduce_scatter(input @ x2)``: the members' products summed, each member keeping its block of rows."""
+    x, w = _tensor(input, "matmul_reduce_scatter"), _tensor(x2, "matmul_reduce_scatter", "x2")
+    name, size = group_size(group, "matmul_reduce_scatter")
+    _fused_checks("matmul_reduce_scatter", x, w, world_size, size, reduce_op=(reduce_op, "sum"), bias=(bias, None),
+                  comm_turn=(comm_turn, 0), trans_input=(trans_input, False))
+    return scatter_reduce_over(x @ (w.T if trans_x2 else w), "sum", name, size, "matmul_reduce_scatter")

@@ -21,7 +21,7 @@ from ..function import pooling_func as PF
 from ..function import sampling_func as S
 from ..function._utils import _v
 from ..function.random_func import _apply_mask, _channel_dropout, bernoulli_mask
-from ..primitive import install_primitives
+from ..primitive import REQUIRED, install_primitives
 
 __all__ = []
 
@@ -67,6 +67,40 @@ def _do_mask(input_x, mask, keep_prob):
     return jnp.where(keep, x / k, jnp.zeros((), x.dtype)).astype(x.dtype)
 
 
+def _lrn(x, *, depth_radius, bias, alpha, beta, norm_region):
+    """Local response normalisation across channels (axis 1):
+    ``x / (bias + alpha * sum of x^2 over the 2 r + 1 neighbouring channels) ** beta``."""
+    x = jnp.asarray(_v(x))
+    if x.ndim != 4:
+        raise ValueError(f"For 'LRN', the input must be 4-D (N, C, H, W), got shape {tuple(x.shape)}")
+    sq = jnp.pad(jnp.square(x), ((0, 0), (depth_radius, depth_radius), (0, 0), (0, 0)))
+    window = sum(sq[:, i:i + x.shape[1]] for i in range(2 * depth_radius + 1))
+    return (x / (bias + alpha * window) ** beta).astype(x.dtype)
+
+
+def _check_lrn(depth_radius, bias, alpha, beta, norm_region):
+    if not isinstance(depth_radius, int) or isinstance(depth_radius, bool) or depth_radius < 0:
+        raise TypeError(f"For 'LRN', 'depth_radius' must be a non-negative int, got {depth_radius!r}")
+    for label, v in (("bias", bias), ("alpha", alpha), ("beta", beta)):
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            raise TypeError(f"For 'LRN', '{label}' must be a float, got {type(v).__name__}")
+    if norm_region != "ACROSS_CHANNELS":
+        raise ValueError(f"For 'LRN', the 'norm_region' must be str and must be in '['ACROSS_CHANNELS']', but got "
+                         f"{norm_region!r}.")
+
+
+def _im2col(x, *, ksizes, strides, dilations, pads):
+    """(N, C, H, W) -> (N, C, kh * kw, L): ``ops.unfold`` with the kernel positions on their own axis."""
+    x = jnp.asarray(_v(x))
+    pads = tuple(pads) if isinstance(pads, (tuple, list)) else pads
+    if isinstance(pads, tuple) and len(pads) == 4:
+        if pads[0] != pads[1] or pads[2] != pads[3]:
+            raise ValueError(f"Im2Col: pads (top, bottom, left, right) must be symmetric, got {pads}")
+        pads = (pads[0], pads[2])
+    cols = C.unfold(x, ksizes, dilations, pads, strides)
+    return cols.reshape(x.shape[0], x.shape[1], -1, cols.shape[-1])
+
+
 def _dropout_nd(ndim, what):
     """Channel dropout of an (N, C, ...) input with ``ndim`` dimensions: ``(output, bool mask)``."""
     def call(x, *, keep_prob):
@@ -79,6 +113,10 @@ def _dropout_nd(ndim, what):
 PRIMITIVES = {
     "Dropout": (_dropout, {"keep_prob": 0.5, "Seed0": 0, "Seed1": 0},
                 functools.partial(_check_keep, "Dropout", False)),
+    "LRN": (_lrn, {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5, "norm_region": "ACROSS_CHANNELS"},
+            _check_lrn),
+    "Im2Col": (_im2col, {"ksizes": REQUIRED, "strides": 1, "dilations": 1, "pads": 0}),
+    "Dense": (F.dense, {}),
     "DropoutGenMask": (_gen_mask, {"Seed0": 0, "Seed1": 0}),
     "DropoutDoMask": (_do_mask, {}),
     "Dropout2D": (_dropout_nd(4, "Dropout2D"), {"keep_prob": 0.5}, functools.partial(_check_keep, "Dropout2D", True)),
