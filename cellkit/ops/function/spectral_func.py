@@ -92,3 +92,61 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None):
         return jss.i0e(beta * jnp.sqrt(jnp.clip(1.0 - r * r, 0.0))) * jnp.exp(
             beta * jnp.sqrt(jnp.clip(1.0 - r * r, 0.0)) - beta) / jss.i0e(jnp.asarray(beta, n.dtype))
     return _window("kaiser_window", window_length, periodic, dtype, shape)
+
+
+_PAD_MODES = {"CONSTANT": "constant", "REFLECT": "reflect", "SYMMETRIC": "symmetric"}
+
+
+@_public
+def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="REFLECT",
+         normalized=False, onesided=None, return_complex=None):
+    """The short-time Fourier transform of a signal (L,) or a batch (B, L): (..., freq, frames).
+
+    Frames of ``n_fft`` points every ``hop_length`` (``n_fft // 4``), times ``window`` (ones of
+    ``win_length``, centred in ``n_fft``); ``center`` pads ``n_fft // 2`` on both sides with
+    ``pad_mode`` (``"CONSTANT"``, ``"REFLECT"``, ``"SYMMETRIC"``). ``onesided`` keeps the
+    ``n_fft // 2 + 1`` non-negative frequencies (the default for real input and window);
+    ``return_complex=False`` gives the real and imaginary parts on a last axis of 2.
+
+    >>> import cellkit as ms
+    >>> ms.ops.stft(ms.ops.ones((2, 16)), 8, return_complex=True).shape
+    (2, 5, 9)
+    """
+    sig = jnp.asarray(_v(x))
+    if sig.ndim not in (1, 2):
+        raise ValueError(f"Expected a 1-D tensor or a 2-D tensor, but got {sig.ndim}")
+    if not isinstance(n_fft, int) or n_fft <= 0:
+        raise ValueError(f"For 'stft', n_fft must be a positive int, got {n_fft!r}")
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    if not 0 < win_length <= n_fft:
+        raise ValueError(f"For 'stft', the win_length must be in (0,{n_fft}], but got {win_length}.")
+    if not isinstance(hop, int) or hop <= 0:
+        raise ValueError(f"For 'stft', hop_length must be a positive int, got {hop!r}")
+    win = jnp.ones((win_length,), jnp.float32) if window is None else jnp.asarray(_v(window))
+    if win.shape != (win_length,):
+        raise ValueError(f"For 'stft', window must have win_length={win_length} points, got {tuple(win.shape)}")
+    is_complex = jnp.iscomplexobj(sig) or jnp.iscomplexobj(win)
+    onesided = not is_complex if onesided is None else onesided
+    return_complex = is_complex if return_complex is None else return_complex
+    if center:
+        if pad_mode not in _PAD_MODES:
+            raise ValueError(f"For 'Pad', the 'mode' must be str and must be in '{list(_PAD_MODES)}', "
+                             f"but got '{pad_mode}'.")
+        pad = n_fft // 2
+        sig = jnp.pad(sig, [(0, 0)] * (sig.ndim - 1) + [(pad, pad)], mode=_PAD_MODES[pad_mode])
+    if sig.shape[-1] < n_fft:
+        raise ValueError(f"For 'stft', the signal ({sig.shape[-1]} points after padding) is shorter than n_fft={n_fft}")
+    left = (n_fft - win_length) // 2
+    win = jnp.pad(win, (left, n_fft - win_length - left))
+    n_frames = 1 + (sig.shape[-1] - n_fft) // hop
+    frames = sig[..., jnp.arange(n_frames)[:, None] * hop + jnp.arange(n_fft)[None, :]] * win
+    if not jnp.iscomplexobj(frames) and frames.dtype != jnp.float64:
+        frames = frames.astype(jnp.float32)
+    spec = jnp.fft.fft(frames, axis=-1)
+    if onesided:
+        spec = spec[..., :n_fft // 2 + 1]
+    if normalized:
+        spec = spec * (n_fft ** -0.5)
+    spec = jnp.swapaxes(spec, -1, -2)
+    return spec if return_complex else jnp.stack([spec.real, spec.imag], axis=-1)
