@@ -46,9 +46,8 @@ REASONS = {
 }
 # Reasons for single names (they win over the module's reason).
 NAME_REASONS = {
-    "ApplyRotaryPosEmb": "Ascend-only kernel (no CPU kernel in MindSpore 2.10 to check a layout against): "
-                         "not yet implemented",
-    "rotary_position_embedding": "Ascend-only kernel (no CPU kernel in MindSpore 2.10): not yet implemented",
+    "ApplyRotaryPosEmb": "Ascend-only kernel whose layouts and `cos_format` MindSpore 2.10 leaves undocumented "
+                         "(no CPU kernel to check against): use `ops.rotary_position_embedding`",
     "PagedAttention": "Ascend inference kernel over a paged KV cache (block tables of device memory): "
                       "not yet implemented; `nn.MultiheadAttention` covers the computation",
     "PagedAttentionMask": "Ascend inference kernel over a paged KV cache: not yet implemented",

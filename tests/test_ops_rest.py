@@ -14,7 +14,7 @@ from ops_replay import assert_same, cases, replay, to_cellkit
 
 DATA, NAMES = cases("ops_rest")
 # Recorded, but not in cellkit: MindSpore 2.10 has no CPU kernel for them, so no reference.
-NOT_COVERED = {"ApplyRotaryPosEmb", "rotary_position_embedding"}
+NOT_COVERED = {"ApplyRotaryPosEmb", "rotary_position_embedding"}  # the latter: checked below
 # MindSpore 2.10's CPU build has no kernel for the dropout-mask pair: checked below on their own.
 OWN_CHECKS = {"DropoutGenMask", "DropoutDoMask", "Adam"}
 REPLAYED = [n for n in NAMES if n.split("__")[0] not in NOT_COVERED | OWN_CHECKS]
@@ -151,3 +151,25 @@ def test_dense_gradient():
     case = NN_DATA["dense__bias"]
     x, w, b = (jnp.asarray(a) for a in case["inputs"])
     check_grads(lambda w_, b_: ops.dense(x, w_, b_), (w, b), order=1, modes=["rev"], atol=1e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_rotary_position_embedding_is_a_rotation(mode):
+    # MindSpore 2.10 has no CPU kernel: checked against the rotation by complex multiplication
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(2, 3, 5, 8)).astype(np.float32)
+    theta = rng.uniform(-3, 3, (1, 1, 5, 4)).astype(np.float32)
+    if mode == 0:
+        angle = np.concatenate([theta, theta], -1)
+        z = x[..., :4] + 1j * x[..., 4:]
+        ref = z * np.exp(1j * theta)
+        expected = np.concatenate([ref.real, ref.imag], -1)
+    else:
+        angle = np.repeat(theta, 2, axis=-1)
+        z = x[..., 0::2] + 1j * x[..., 1::2]
+        ref = z * np.exp(1j * theta)
+        expected = np.stack([ref.real, ref.imag], -1).reshape(x.shape)
+    out = ops.rotary_position_embedding(ms.Tensor(x), ms.Tensor(np.cos(angle)), ms.Tensor(np.sin(angle)), mode)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="mode"):
+        ops.rotary_position_embedding(ms.Tensor(x), ms.Tensor(np.cos(angle)), ms.Tensor(np.sin(angle)), 2)

@@ -73,3 +73,31 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if scale_grad_by_freq:
         rows = _scaled_by_frequency(rows, idx)
     return rows
+
+
+@_public
+def rotary_position_embedding(x, cos, sin, mode=0):
+    """Rotary position embedding: ``x * cos + rotate(x) * sin`` with ``cos``/``sin`` broadcast against
+    ``x`` (4-D). ``mode=0`` rotates halves (GPT-NeoX: ``rotate(x) = [-x2, x1]`` for the halves of the
+    last axis), ``mode=1`` rotates interleaved pairs (GPT-J: ``(a, b) -> (-b, a)``).
+
+    >>> import cellkit as ms
+    >>> x = ms.Tensor([[[[1., 2., 3., 4.]]]])
+    >>> ms.ops.rotary_position_embedding(x, ms.ops.zeros((1, 1, 1, 4)), ms.ops.ones((1, 1, 1, 4)))
+    Array([[[[-3., -4.,  1.,  2.]]]], dtype=float32)
+    """
+    x, c, s = (jnp.asarray(_v(a)) for a in (x, cos, sin))
+    if not isinstance(mode, int) or isinstance(mode, bool):
+        raise TypeError(f"For 'rotary_position_embedding', mode must be an int, got {type(mode).__name__}")
+    if mode not in (0, 1):
+        raise ValueError(f"For 'rotary_position_embedding', mode must be 0 (rotate halves) or 1 (interleaved), got {mode}")
+    if x.ndim != 4 or x.shape[-1] % 2:
+        raise ValueError(f"For 'rotary_position_embedding', x must be 4-D with an even last dimension, got "
+                         f"{tuple(x.shape)}")
+    if mode == 0:
+        half = x.shape[-1] // 2
+        rotated = jnp.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    else:
+        pairs = x.reshape(x.shape[:-1] + (-1, 2))
+        rotated = jnp.stack([-pairs[..., 1], pairs[..., 0]], axis=-1).reshape(x.shape)
+    return (x * c + rotated * s).astype(x.dtype)
