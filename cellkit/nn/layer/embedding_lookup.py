@@ -103,7 +103,10 @@ class MultiFieldEmbeddingLookup(EmbeddingLookup):
     ``input_indices`` are scaled by ``input_values`` and merged per (sample, field id in
     [0, field_size)) by ``operator``: ``'SUM'`` (default), ``'MEAN'`` (divided by the sum of
     ``|input_values|``) or ``'MAX'`` (over the entries whose value is non-zero). A field with no
-    entry gives zeros. The output is (batch, field_size, embedding_size).
+    entry gives zeros. The output is (batch, field_size, embedding_size). The other arguments and
+    defaults are :class:`EmbeddingLookup`'s (``param_init='normal'``, ``target='CPU'``,
+    ``slice_mode='batch_slice'``, ``max_norm=None``, ``sparse=True``, ``dtype=float32``), with
+    ``feature_num_list=None`` in the place of ``manual_shapes``.
 
     >>> import cellkit as ms
     >>> from cellkit import nn

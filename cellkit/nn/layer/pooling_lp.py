@@ -75,7 +75,8 @@ class LPPool1d(_LPPool):
 class LPPool2d(_LPPool):
     """``(sum over the window of x ** p) ** (1 / p)`` over (N, C, H, W) (MindSpore 2.10's ``nn.LPPool2d``).
 
-    ``kernel_size`` an int or a pair; other arguments as :class:`LPPool1d`.
+    ``kernel_size`` an int or a pair; ``stride`` (default ``None``: ``kernel_size``) and
+    ``ceil_mode`` (default ``False``) as :class:`LPPool1d`.
 
     >>> import cellkit as ms
     >>> from cellkit import nn
@@ -141,7 +142,8 @@ class _MaxUnpool(Cell):
 class MaxUnpool1d(_MaxUnpool):
     """Put each value of ``x`` at its index from ``MaxPool1d(return_indices=True)`` (``nn.MaxUnpool1d``).
 
-    Default output length ``(L - 1) * stride - 2 * padding + kernel_size``, or ``output_size``
+    Defaults: ``stride=None`` (``kernel_size``), ``padding=0``. Default output length
+    ``(L - 1) * stride - 2 * padding + kernel_size``, or ``output_size``
     (a tuple whose last entry is the length). Other positions are 0.
 
     >>> import cellkit as ms
@@ -156,6 +158,8 @@ class MaxUnpool1d(_MaxUnpool):
 class MaxUnpool2d(_MaxUnpool):
     """The 2-D :class:`MaxUnpool1d` over (N, C, H, W) or (C, H, W) (MindSpore 2.10's ``nn.MaxUnpool2d``).
 
+    Defaults: ``stride=None`` (``kernel_size``), ``padding=0``.
+
     >>> import cellkit as ms
     >>> from cellkit import nn
     >>> nn.MaxUnpool2d(2)(ms.Tensor([[[[9.]]]]), ms.Tensor([[[[3]]]], ms.int32)).reshape(-1)
@@ -167,6 +171,8 @@ class MaxUnpool2d(_MaxUnpool):
 
 class MaxUnpool3d(_MaxUnpool):
     """The 3-D :class:`MaxUnpool1d` over (N, C, D, H, W) or (C, D, H, W) (MindSpore 2.10's ``nn.MaxUnpool3d``).
+
+    Defaults: ``stride=None`` (``kernel_size``), ``padding=0``.
 
     >>> import cellkit as ms
     >>> from cellkit import nn
