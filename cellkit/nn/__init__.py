@@ -16,16 +16,18 @@ AttributeError: module 'cellkit.nn' has no attribute 'Dens'; did you mean 'Dense
 """
 
 from ..cell import Cell
-from . import dynamic_lr, layer, learning_rate_schedule, loss, optim, wrap
+from . import dynamic_lr, grad, layer, learning_rate_schedule, loss, optim, utils, wrap
 from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .dynamic_lr import *  # noqa: F401,F403
+from .grad import *  # noqa: F401,F403
+from .utils import *  # noqa: F401,F403
 
 __all__ = ["Cell", *layer.__all__, *loss.__all__, *optim.__all__, *wrap.__all__,
-           *learning_rate_schedule.__all__, *dynamic_lr.__all__]
+           *learning_rate_schedule.__all__, *dynamic_lr.__all__, *grad.__all__, *utils.__all__]
 
 def __getattr__(name):
     # MindSpore's nn also exports the metrics (train sits above nn: imported on first use)

@@ -42,7 +42,7 @@ from ..parameter import Parameter
 from . import callback
 from .callback import CallbackManager, InternalCallbackParam, ProgressBar, RunContext
 from .callback._progress_bar import interactive
-from .metrics import Loss, Metric, get_metric_fn
+from .metrics import Loss, Metric, get_metric_fn, get_metrics
 
 __all__ = ["Model"]
 
@@ -69,21 +69,6 @@ class _WithEvalCell(Cell):
             label = label.astype(np.float32) if jnp.issubdtype(label.dtype, jnp.floating) else label
             outputs = outputs.astype(np.float32)
         return self._loss_fn(outputs, label), outputs, label
-
-
-def get_metrics(metrics):
-    """Metrics by name: ``None``, a dict ``name -> Metric`` or a set of names."""
-    if metrics is None:
-        return metrics
-    if isinstance(metrics, dict):
-        for name, metric in metrics.items():
-            if not isinstance(name, str) or not isinstance(metric, Metric):
-                raise TypeError("For 'get_metrics', if 'metrics' is dict, the key in 'metrics' must be string and "
-                                f"value in 'metrics' must be Metric, but got key:{type(name)}, value:{type(metric)}.")
-        return metrics
-    if isinstance(metrics, set):
-        return {name: get_metric_fn(name) for name in metrics}
-    raise TypeError(f"For 'get_metrics', the argument 'metrics' must be None, dict or set, but got {metrics}")
 
 
 class _Dataset:

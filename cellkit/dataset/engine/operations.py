@@ -1,7 +1,8 @@
 """The pipeline operations, each a node that builds its step of the grain pipeline.
 
-Column rules follow MindSpore 2.10: ``map`` puts its output columns first, then
-the untouched columns in their order; ``zip`` refuses duplicate column names;
+Column rules follow MindSpore 2.10: ``map`` with as many output columns as input
+columns puts each output where its input was; with another number it puts the
+outputs first, then the untouched columns in their order; ``zip`` refuses duplicate column names;
 ``batch`` stacks each column and hands ``per_batch_map`` a list per column.
 """
 
@@ -61,7 +62,16 @@ class MapDataset(Dataset):
         self._in = parent._column_index(self.input_columns, "map: input_columns")
         rest = [i for i in range(len(cols)) if i not in self._in]
         self._rest = rest
-        self._names = self.output_columns + [cols[i] for i in rest]
+        # As many outputs as inputs: each output takes its input's place. Otherwise the outputs
+        # come first, then the untouched columns in their order.
+        self._in_place = len(self.output_columns) == len(self.input_columns)
+        if self._in_place:
+            names = list(cols)
+            for i, name in zip(self._in, self.output_columns):
+                names[i] = name
+            self._names = names
+        else:
+            self._names = self.output_columns + [cols[i] for i in rest]
         workers = num_parallel_workers
         self.workers = _positive_int(workers, "map: num_parallel_workers") if workers is not None else 1
         self.multiprocessing = bool(python_multiprocessing)
@@ -79,7 +89,13 @@ class MapDataset(Dataset):
         if len(values) != len(self.output_columns):
             raise ValueError(f"map: the operations returned {len(values)} columns, but output_columns names "
                              f"{len(self.output_columns)}: {self.output_columns}")
-        return tuple(np.asarray(v) for v in values) + tuple(row[i] for i in self._rest)
+        values = tuple(np.asarray(v) for v in values)
+        if self._in_place:
+            out = list(row)
+            for i, v in zip(self._in, values):
+                out[i] = v
+            return tuple(out)
+        return values + tuple(row[i] for i in self._rest)
 
     def _build(self, seed, epoch):
         ds = self.children[0]._build(_seed_of(seed, 0), epoch).map(_RowFn(self._apply))

@@ -18,7 +18,7 @@ from .occlusion_sensitivity import *  # noqa: F401,F403
 from .regression import *  # noqa: F401,F403
 from .surface_distance import *  # noqa: F401,F403
 
-__all__ = ["names", "get_metric_fn", "Metric", "rearrange_inputs", *classification.__all__, *regression.__all__,
+__all__ = ["names", "get_metric_fn", "get_metrics", "Metric", "rearrange_inputs", *classification.__all__, *regression.__all__,
            *curve.__all__, *confusion_matrix.__all__, *surface_distance.__all__, *bleu_score.__all__,
            *occlusion_sensitivity.__all__]
 
@@ -43,3 +43,23 @@ def get_metric_fn(name, *args, **kwargs):
     if name not in __factory__:
         raise KeyError(f"Unknown Metric:{name}")
     return __factory__[name](*args, **kwargs)
+
+
+def get_metrics(metrics):
+    """Metrics by name (MindSpore 2.10's ``get_metrics``): ``None``, a dict ``name -> Metric`` or a set of names.
+
+    >>> from cellkit import nn
+    >>> sorted(nn.get_metrics({'acc', 'mae'}).items())[0][0], type(nn.get_metrics({'acc'})['acc']).__name__
+    ('acc', 'Accuracy')
+    """
+    if metrics is None:
+        return metrics
+    if isinstance(metrics, dict):
+        for name, metric in metrics.items():
+            if not isinstance(name, str) or not isinstance(metric, Metric):
+                raise TypeError("For 'get_metrics', if 'metrics' is dict, the key in 'metrics' must be string and "
+                                f"value in 'metrics' must be Metric, but got key:{type(name)}, value:{type(metric)}.")
+        return metrics
+    if isinstance(metrics, set):
+        return {name: get_metric_fn(name) for name in metrics}
+    raise TypeError(f"For 'get_metrics', the argument 'metrics' must be None, dict or set, but got {metrics}")
