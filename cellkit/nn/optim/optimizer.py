@@ -118,6 +118,10 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
     _decoupled_weight_decay = False
     # optax state fields holding one scalar per Parameter (stored per Parameter all the same).
     _scalar_slots: frozenset = frozenset()
+    # False where MindSpore's optimizer does not divide the gradients by loss_scale (AdaFactor).
+    _scales_gradients = True
+    # Set by a wrapper (LARS) that applies the weight decay and loss scaling itself.
+    _decay_and_scale_outside = False
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
@@ -219,24 +223,17 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
     def _group_transformation(self, weight_decay, decay_mask):
         def factory(learning_rate):
             parts = []
-            if self.loss_scale != 1.0:
+            outside = self._decay_and_scale_outside
+            if self.loss_scale != 1.0 and self._scales_gradients and not outside:
                 parts.append(optax.scale(1.0 / self.loss_scale))
-            if not self._decoupled_weight_decay and weight_decay > 0:
+            if not self._decoupled_weight_decay and weight_decay > 0 and not outside:
                 parts.append(optax.add_decayed_weights(weight_decay, decay_mask))
-            parts.append(self.update_rule(learning_rate, weight_decay, decay_mask))
+            parts.append(self.update_rule(learning_rate, 0.0 if outside else weight_decay, decay_mask))
             return optax.chain(*parts)
         return optax.inject_hyperparams(factory, hyperparam_dtype=jnp.float32)(learning_rate=0.0)
 
-    def init_optax(self) -> None:
-        """Build ``self.tx`` and store its initial state as Parameters (call at the end of ``__init__``).
-
-        Each optax state leaf becomes a Parameter: per-parameter leaves go into a
-        ``ParameterTuple`` attribute named by ``_slot_names`` (``<prefix>.<param
-        name>``, or a format such as ``'mu_{}'``: attribute ``mu``, names
-        ``mu_<param name>``), step counters are ``global_step`` and the injected learning
-        rate is recomputed on each call; anything else goes to ``optax_state``.
-        See :meth:`update_rule` for an example.
-        """
+    def _build_tx(self):
+        """(the optax transformation of all groups, the group label of each Parameter or None)."""
         if len(self._groups) == 1:
             # One group: the decay mask is the name filter (or all True with groups).
             wd = self._groups[0][3] if any(self.decay_flags) else 0.0
@@ -249,6 +246,31 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
                           for g, group in enumerate(self._groups)}
             labels = tuple(f"group_{g}" for g in self._group_of)
             tx = optax.partition(transforms, labels)
+        return tx, labels
+
+    def _rebuild_tx(self) -> None:
+        """Build ``tx`` again after a change that adds or removes only stateless parts (LARS taking over
+        the weight decay and loss scaling); the state Parameters stay as they are."""
+        if self.tx is None:
+            return
+        tx, _ = self._build_tx()
+        treedef = jax.tree_util.tree_structure(tx.init(tuple(p.value for p in self.parameters)))
+        if treedef.num_leaves != self._state_treedef.num_leaves:
+            raise RuntimeError(f"{self.cls_name}: rebuilding the optax transformation changed its state")
+        self.tx, self._state_treedef = tx, treedef
+        self._update_fn = jax.jit(functools.partial(_optax_step, tx, treedef))
+
+    def init_optax(self) -> None:
+        """Build ``self.tx`` and store its initial state as Parameters (call at the end of ``__init__``).
+
+        Each optax state leaf becomes a Parameter: per-parameter leaves go into a
+        ``ParameterTuple`` attribute named by ``_slot_names`` (``<prefix>.<param
+        name>``, or a format such as ``'mu_{}'``: attribute ``mu``, names
+        ``mu_<param name>``), step counters are ``global_step`` and the injected learning
+        rate is recomputed on each call; anything else goes to ``optax_state``.
+        See :meth:`update_rule` for an example.
+        """
+        tx, labels = self._build_tx()
         values = tuple(p.value for p in self.parameters)
         state = tx.init(values)
         flat, treedef = jax.tree_util.tree_flatten_with_path(state)
