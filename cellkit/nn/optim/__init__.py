@@ -18,6 +18,8 @@ from .adamax import AdaMax, LazyAdam, Lamb
 from .rprop import Rprop, ASGD
 from .adafactor import AdaFactor
 from .lars import LARS
+from .offload import AdamOffload, AdaSumByGradWrapCell, AdaSumByDeltaWeightWrapCell, thor
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "RMSProp", "Adagrad",
-           "ProximalAdagrad", "Adadelta", "FTRL", "AdaMax", "LazyAdam", "Lamb", "Rprop", "ASGD", "AdaFactor", "LARS"]
+           "ProximalAdagrad", "Adadelta", "FTRL", "AdaMax", "LazyAdam", "Lamb", "Rprop", "ASGD", "AdaFactor", "LARS", "AdamOffload",
+           "AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell", "thor"]
