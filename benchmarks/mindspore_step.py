@@ -4,9 +4,9 @@
 prints one JSON line: median, quartiles and min seconds per step, and the first
 call's seconds (graph compilation). It imports MindSpore and NumPy only, so it
 runs in MindSpore's own virtual environment (``benchmarks.run --mindspore-python``). The model
-and step are MindSpore's own (``nn.Dense``, ``nn.Adam``, ``value_and_grad``,
-``ms.jit``); the loss is the same softmax cross-entropy. MindSpore's Adam is
-not optax's, so losses are not compared.
+and step are MindSpore's own (``nn.Dense``, ``--optimizer`` ``nn.Adam``, ``nn.SGD`` or
+``nn.Momentum`` at ``--lr``, ``value_and_grad``, ``ms.jit``); the loss is the same softmax
+cross-entropy. The weights are MindSpore's own initial ones, so losses are not compared.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ def main(argv=None) -> None:
     p.add_argument("--batch", type=int, required=True)
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--optimizer", default="Adam", choices=("Adam", "SGD", "Momentum"))
+    p.add_argument("--lr", type=float, default=1e-3)
     args = p.parse_args(argv)
     import time
     ms.set_context(mode=ms.GRAPH_MODE)
@@ -36,7 +38,11 @@ def main(argv=None) -> None:
     for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         layers += [nn.Dense(a, b)] + ([nn.ReLU()] if i < len(sizes) - 2 else [])
     net = nn.SequentialCell(layers)
-    opt = nn.Adam(net.trainable_params(), learning_rate=1e-3)
+    params = net.trainable_params()
+    if args.optimizer == "Momentum":
+        opt = nn.Momentum(params, learning_rate=args.lr, momentum=0.9)
+    else:
+        opt = getattr(nn, args.optimizer)(params, learning_rate=args.lr)
     loss_fn = nn.CrossEntropyLoss()
     rng = np.random.default_rng(0)
     x = ms.Tensor(rng.normal(size=(args.batch, sizes[0])).astype(np.float32))

@@ -87,7 +87,7 @@ def copy_weights(src, dst) -> None:
     """Give Cell ``dst`` the weights of ``src`` (same architecture)."""
     for (name, p), (other, q) in zip(src.parameters_and_names(), dst.parameters_and_names()):
         assert name == other, (name, other)
-        q.set_data(p.value)
+        q.set_data(jnp.copy(p.value))   # its own buffers: a donating variant must not delete another's
 
 
 def raw_params(cell) -> dict:

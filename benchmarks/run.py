@@ -12,15 +12,27 @@ measures:
 4. a 4-layer transformer encoder (d=128, 4 heads, feed-forward 512, seq 64), batch 16;
 5. an eager (PyNative) forward of a small Cell, per call;
 6. the first call (trace and compile) of the train step of width-16 MLPs of
-   8 to 128 layers, with a linear fit per variant.
+   8 to 128 layers, with a linear fit per variant;
+
+and, on workloads 1 and 2, cellkit's own ``nn.SGD``, ``nn.Momentum`` and
+``nn.Adam`` in MindSpore's training loop against the same update in raw JAX
+(``variants.NN_OPTIMIZERS``; rows ``1 dispatch mlp, nn.SGD`` and so on).
+
+For every train step it also records the first call (trace and compile) and
+XLA's memory analysis of the compiled step (``lower(...).compile()
+.memory_analysis()``: argument, output, aliased and temporary bytes; the step
+holds argument + output + temporary - aliased bytes), and, where the backend
+reports them, the device's memory statistics.
 
 Workloads 1-5 are timed interleaved (``timing``): ``--repeats`` rounds, each
 one sample of about ``--sample-ms`` per variant; the table gives the median
 per call, the interquartile range as ± percent of it, the ratio to raw
 JAX's median in the same run, and the paired ratio (the median over rounds of
 the variant's time over raw JAX's in the same round, which cancels drift
-between rounds). MindSpore's graph-mode step runs in a subprocess when
-MindSpore is importable, and is skipped with a note otherwise. Results go to
+between rounds). MindSpore's graph-mode step (the same MLP and optimizer,
+MindSpore's own initial weights) runs in a subprocess when MindSpore is
+importable or ``--mindspore-python`` names its interpreter, and is skipped
+with a note otherwise. Results go to
 ``--out`` as JSON with the machine's description. Absolute times depend on
 the machine and its load; compare ratios within one run.
 """
@@ -52,6 +64,8 @@ from . import models, timing, variants
 
 RESULTS = pathlib.Path(__file__).parent / "results"
 STATEFUL = ("cellkit_closure", "cellkit_argument")
+# The nn-optimizer rows' targets (paired ratio of cellkit's step to raw JAX's), by workload.
+NN_TARGETS = {"1_dispatch_mlp": 1.2, "2_mlp": 1.05}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,12 +127,34 @@ def _build(variant_list, workload, build_args):
     return runs, skipped
 
 
-def measure_workload(workload, args) -> dict:
-    """Time every variant of one workload; losses (train) or outputs (eager) are recorded to compare."""
-    x, y = workload.data()
-    eager = workload.key == "5_eager"
-    runs, skipped = _build(variants.EAGER if eager else variants.TRAIN, workload, (x,) if eager else (x, y))
-    first, check = {}, {}
+def memory(run) -> dict | None:
+    """XLA's memory analysis of the compiled step behind ``run`` (None where it cannot be lowered)."""
+    lower = getattr(run, "lower", None)
+    if lower is None:
+        return None
+    try:
+        m = lower().compile().memory_analysis()
+    except Exception as e:  # noqa: BLE001 - a framework's wrapper that cannot lower: no figure
+        return {"error": f"{type(e).__name__}: {e}"[:200]}
+    if m is None:
+        return None
+    out = {"argument_bytes": m.argument_size_in_bytes, "output_bytes": m.output_size_in_bytes,
+           "alias_bytes": m.alias_size_in_bytes, "temp_bytes": m.temp_size_in_bytes}
+    out["total_bytes"] = out["argument_bytes"] + out["output_bytes"] + out["temp_bytes"] - out["alias_bytes"]
+    return out
+
+
+def device_memory() -> dict | None:
+    """The device's memory statistics (peak and in use), where the backend reports them (not on CPU)."""
+    stats = jax.devices()[0].memory_stats()
+    if not stats:
+        return None
+    return {k: stats[k] for k in ("bytes_in_use", "peak_bytes_in_use", "bytes_limit") if k in stats}
+
+
+def _measure(runs, skipped, args, eager=False) -> dict:
+    """First calls, the check after the warm-up, interleaved timing and memory of ``runs``."""
+    first, check, mem = {}, {}, {}
     calls = max(args.warmup, 2)
     for name, run in runs.items():
         first[name] = timing.first_call(run)
@@ -126,26 +162,55 @@ def measure_workload(workload, args) -> dict:
             out = run()
         # The loss after the same number of steps, or the forward's mean output, must agree.
         check[name] = float(jnp.mean(out))
+        if not eager:
+            mem[name] = memory(run)
     steps = args.steps or timing.calibrate(runs["raw_jax"], args.sample_ms / 1e3)
     samples = timing.interleaved(runs, args.repeats, steps)
     stats = {name: timing.summarize(s) for name, s in samples.items()}
     base = stats["raw_jax"]["median_s"]
+    base_mem = (mem.get("raw_jax") or {}).get("total_bytes")
     for name, s in stats.items():
         s["ratio"] = s["median_s"] / base
         # Each round's time over raw JAX's in the same round: drift between rounds cancels.
         s["paired_ratio"] = statistics.median(a / b for a, b in zip(samples[name], samples["raw_jax"]))
         s["first_call_s"] = first[name]
         s["check"] = check[name]
+        if mem.get(name):
+            s["memory"] = mem[name]
+            if base_mem and "total_bytes" in mem[name]:
+                s["memory_ratio"] = mem[name]["total_bytes"] / base_mem
+    return {"steps_per_sample": steps, "repeats": args.repeats, "checked_after_calls": calls,
+            "variants": stats, "skipped": skipped, "check_max_rel_diff": _max_rel_diff(check),
+            "device_memory": device_memory()}
+
+
+def measure_workload(workload, args) -> dict:
+    """Time every variant of one workload; losses (train) or outputs (eager) are recorded to compare."""
+    x, y = workload.data()
+    eager = workload.key == "5_eager"
+    runs, skipped = _build(variants.EAGER if eager else variants.TRAIN, workload, (x,) if eager else (x, y))
+    result = {"title": workload.title, "batch": workload.batch, **_measure(runs, skipped, args, eager)}
     if not eager:
-        ms_result = mindspore_step(workload, args)
-        if isinstance(ms_result, str):
-            skipped["mindspore_graph"] = ms_result
-        else:
-            ms_result["ratio"] = ms_result["median_s"] / base
-            stats["mindspore_graph"] = ms_result
-    return {"title": workload.title, "batch": workload.batch, "steps_per_sample": steps,
-            "repeats": args.repeats, "checked_after_calls": calls, "variants": stats,
-            "skipped": skipped, "check_max_rel_diff": _max_rel_diff(check)}
+        _add_mindspore(result, mindspore_step(workload, args), skipped)
+    return result
+
+
+def measure_nn_optimizer(workload, name, args) -> dict:
+    """cellkit's ``nn.<name>`` in MindSpore's loop against the same update in raw JAX, on ``workload``."""
+    x, y = workload.data()
+    runs, skipped = _build(variants.NN_VARIANTS[name], workload, (x, y))
+    result = {"title": f"{workload.title}, nn.{name} (lr {variants.OPT_LR})", "batch": workload.batch,
+              "optimizer": name, **_measure(runs, skipped, args)}
+    _add_mindspore(result, mindspore_step(workload, args, name, variants.OPT_LR), skipped)
+    return result
+
+
+def _add_mindspore(result, ms_result, skipped) -> None:
+    if isinstance(ms_result, str):
+        skipped["mindspore_graph"] = ms_result
+    else:
+        ms_result["ratio"] = ms_result["median_s"] / result["variants"]["raw_jax"]["median_s"]
+        result["variants"]["mindspore_graph"] = ms_result
 
 
 def _max_rel_diff(check):
@@ -175,7 +240,7 @@ def measure_compile(depths, repeats) -> dict:
     return out
 
 
-def mindspore_step(workload, args):
+def mindspore_step(workload, args, optimizer="Adam", lr=variants.LR):
     """MindSpore's graph-mode train step in its own process (MLP workloads), or a note why not.
 
     The process is ``--mindspore-python`` (a command, e.g. ``"env PYTHONPATH=... /venv/bin/python"``,
@@ -195,12 +260,12 @@ def mindspore_step(workload, args):
     sizes = [cell.layers[0].in_channels] + [layer.out_channels for layer in cell.layers]
     cmd = python + ["-m", "benchmarks.mindspore_step", "--sizes", ",".join(map(str, sizes)),
                     "--batch", str(workload.batch), "--steps", str(args.steps or 20),
-                    "--repeats", str(min(args.repeats, 10))]
+                    "--repeats", str(min(args.repeats, 10)), "--optimizer", optimizer, "--lr", str(lr)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=pathlib.Path(__file__).parent.parent)
     if done.returncode != 0:
         return f"MindSpore's step failed: {done.stderr.strip().splitlines()[-1:]}"
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    result["note"] = "MindSpore's own process, not interleaved; MindSpore's nn.Adam"
+    result["note"] = f"MindSpore's own process, not interleaved; MindSpore's nn.{optimizer}"
     return result
 
 
@@ -213,11 +278,17 @@ def _fmt_time(s):
 def print_workload(key, result) -> None:
     """One table: variant, median per call, interquartile range, ratio to raw JAX."""
     print(f"\n[{key}] {result['title']}  ({result['repeats']} rounds x {result['steps_per_sample']} calls)")
-    print(f"  {'variant':18s} {'median':>12s} {'IQR':>8s} {'ratio':>7s} {'paired':>7s}")
+    print(f"  {'variant':18s} {'median':>12s} {'IQR':>8s} {'ratio':>7s} {'paired':>7s} {'first call':>11s}"
+          f" {'step memory':>12s} {'vs raw':>7s}")
     for name, s in result["variants"].items():
         iqr = (s["q3_s"] - s["q1_s"]) / 2 / s["median_s"] * 100
-        paired = f"{s['paired_ratio']:7.2f}" if "paired_ratio" in s else ""
-        print(f"  {name:18s} {_fmt_time(s['median_s'])} {iqr:7.1f}% {s['ratio']:7.2f} {paired}")
+        paired = f"{s['paired_ratio']:7.2f}" if "paired_ratio" in s else " " * 7
+        first = f"{s['first_call_s']:10.2f}s" if "first_call_s" in s else " " * 11
+        mem = s.get("memory") or {}
+        total = f"{mem['total_bytes'] / 1024:9.0f} KiB" if "total_bytes" in mem else " " * 13
+        ratio = f"{s['memory_ratio']:7.3f}" if "memory_ratio" in s else ""
+        print(f"  {name:18s} {_fmt_time(s['median_s'])} {iqr:7.1f}% {s['ratio']:7.2f} {paired} {first}"
+              f" {total} {ratio}")
     for name, note in result["skipped"].items():
         print(f"  {name:18s} skipped: {note}")
 
@@ -251,6 +322,19 @@ def check_targets(results) -> list:
                 ratio = v[name]["median_s"] / v[nnx_name]["median_s"]
                 out.append({"workload": key, "variant": name, "target": f"faster than {nnx_name}",
                             "value": round(ratio, 3), "met": ratio < 1})
+    for key, r in results.get("nn_optimizers", {}).items():
+        v = r["variants"]["cellkit_closure"]
+        target = NN_TARGETS[key.split(":")[0]]
+        out.append({"workload": key, "variant": "cellkit_closure", "target": f"<= {target}x raw JAX",
+                    "value": round(v["ratio"], 3), "paired": round(v["paired_ratio"], 3),
+                    "met": v["paired_ratio"] <= target})
+    for group in ("workloads", "nn_optimizers"):
+        for key, r in results.get(group, {}).items():
+            for name in ("cellkit_closure", "cellkit_argument"):
+                ratio = r["variants"].get(name, {}).get("memory_ratio")
+                if ratio is not None:
+                    out.append({"workload": key, "variant": name, "target": "step memory <= 1.05x raw JAX",
+                                "value": round(ratio, 4), "met": ratio <= 1.05})
     c = results.get("compile")
     if c and "nnx_jit" in c["variants"]:
         nnx_total = sum(c["variants"]["nnx_jit"]["first_call_s"])
@@ -261,25 +345,51 @@ def check_targets(results) -> list:
     return out
 
 
+def _rows(results):
+    """(row label, result) for the workloads and then the nn-optimizer rows."""
+    rows = [(key.replace("_", " "), r) for key, r in results["workloads"].items()]
+    for key, r in results.get("nn_optimizers", {}).items():
+        workload, name = key.split(":")
+        rows.append((f"{workload.replace('_', ' ')}, nn.{name}", r))
+    return rows
+
+
 def markdown_table(results) -> str:
-    """The ratios to raw JAX of every workload and variant as a Markdown table (workload 6: ms per layer)."""
+    """Markdown tables: the time ratios to raw JAX of every row and variant (workload 6: ms per layer),
+    then the compiled step's memory over raw JAX's, then the first call in seconds."""
     names = [v.name for v in variants.TRAIN]
-    if any("mindspore_graph" in r["variants"] for r in results["workloads"].values()):
+    rows = _rows(results)
+    if any("mindspore_graph" in r["variants"] for _, r in rows):
         names.append("mindspore_graph")
     eager = {"cellkit_closure": "cellkit", "nnx_jit": "nnx", "equinox": "equinox", "raw_jax": "raw_jax"}
-    lines = ["| workload | " + " | ".join(n.replace("_", " ") for n in names) + " |",
-             "|---|" + "---:|" * len(names)]
-    for key, r in results["workloads"].items():
-        v = r["variants"]
-        cells = []
-        for n in names:
-            n = eager.get(n) if key == "5_eager" else n
-            cells.append(f"{v[n]['ratio']:.2f}" if n in v else "")
-        lines.append(f"| {key.replace('_', ' ')} | " + " | ".join(cells) + " |")
+    header = ["| workload | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+              "|---|" + "---:|" * len(names)]
+
+    def table(cell, skip_eager=False):
+        lines = list(header)
+        for label, r in rows:
+            if skip_eager and label.startswith("5 eager"):
+                continue
+            v = r["variants"]
+            cells = []
+            for n in names:
+                n = eager.get(n) if label.startswith("5 eager") else n
+                cells.append(cell(n, v[n]) if n in v else "")
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        return lines
+
+    lines = table(lambda n, s: f"{s['ratio']:.2f}")
     c = results.get("compile")
     if c:
         cells = [f"{c['variants'][n]['per_layer_ms']:.0f} ms/layer" if n in c["variants"] else "" for n in names]
         lines.append("| 6 compile | " + " | ".join(cells) + " |")
+    lines += ["", "Compiled step's memory (argument + output + temporary - aliased bytes) over raw JAX's "
+              "(with donation); raw JAX's in KiB:", ""]
+    lines += table(lambda n, s: "" if "memory_ratio" not in s else
+                   f"{s['memory']['total_bytes'] / 1024:.0f} KiB" if n == "raw_jax" else f"{s['memory_ratio']:.3f}",
+                   skip_eager=True)
+    lines += ["", "First call (trace and compile), seconds:", ""]
+    lines += table(lambda n, s: f"{s['first_call_s']:.2f}" if "first_call_s" in s else "", skip_eager=True)
     return "\n".join(lines)
 
 
@@ -311,6 +421,11 @@ def parse_args(argv=None):
     p.add_argument("--compile-repeats", type=int, default=None, help="first calls per depth (default 3)")
     p.add_argument("--mindspore-python", default=None,
                    help="command of MindSpore's interpreter for its graph-mode column (default $MINDSPORE_PYTHON)")
+    p.add_argument("--optimizers", default=",".join(variants.NN_OPTIMIZERS),
+                   help="cellkit.nn optimizers for the rows on workloads 1 and 2 (default SGD,Momentum,Adam; "
+                   "'' for none)")
+    p.add_argument("--optimizer-rows-only", action="store_true",
+                   help="only the nn-optimizer rows of the selected workloads (1, 2)")
     p.add_argument("--table", metavar="JSON", default=None,
                    help="print the ratio table of a results file as Markdown, and nothing else")
     args = p.parse_args(argv)
@@ -320,6 +435,10 @@ def parse_args(argv=None):
         if getattr(args, name) is None:
             setattr(args, name, value)
     args.selected = {int(w) for w in args.workloads.split(",") if w.strip()}
+    args.optimizers = [o.strip() for o in args.optimizers.split(",") if o.strip()]
+    unknown = [o for o in args.optimizers if o not in variants.NN_OPTIMIZERS]
+    if unknown:
+        p.error(f"--optimizers: unknown {unknown}; known: {', '.join(variants.NN_OPTIMIZERS)}")
     return args
 
 
@@ -332,14 +451,23 @@ def main(argv=None) -> dict:
         return results
     ms.set_seed(0)
     results = {"machine": machine(), "smoke": args.smoke, "optimizer": f"optax.adam({variants.LR})",
+               "nn_optimizer_lr": variants.OPT_LR,
                "loss": "softmax cross-entropy, integer labels", "workloads": {}}
     print(f"cellkit benchmarks on {results['machine']['backend']} ({results['machine']['cpu_count']} CPUs), "
           f"jax {jax.__version__}" + ("  [smoke: no timing claims]" if args.smoke else ""))
     for key, workload in workloads(args.smoke).items():
-        if int(key[0]) in args.selected:
+        if int(key[0]) in args.selected and not args.optimizer_rows_only:
             results["workloads"][key] = r = measure_workload(workload, args)
             print_workload(key, r)
-    if 6 in args.selected:
+    if args.optimizers:
+        results["nn_optimizers"] = {}
+        for key, workload in workloads(args.smoke).items():
+            if key in NN_TARGETS and int(key[0]) in args.selected:
+                for name in args.optimizers:
+                    row = f"{key}:{name}"
+                    results["nn_optimizers"][row] = r = measure_nn_optimizer(workload, name, args)
+                    print_workload(row, r)
+    if 6 in args.selected and not args.optimizer_rows_only:
         depths = (1, 2) if args.smoke else (8, 16, 32, 64, 128)
         results["compile"] = measure_compile(depths, args.compile_repeats)
         print_compile(results["compile"])
@@ -348,7 +476,7 @@ def main(argv=None) -> dict:
         print("\ntargets (stateful cellkit, same run):")
         for t in results["targets"]:
             paired = f"  (paired {t['paired']:.3f})" if "paired" in t else ""
-            print(f"  {'met   ' if t['met'] else 'MISSED'} {t['workload']:15s} {t['variant']:17s} "
+            print(f"  {'met   ' if t['met'] else 'MISSED'} {t['workload']:24s} {t['variant']:17s} "
                   f"{t['target']:26s} {t['value']:.3f}{paired}")
     out = args.out or (None if args.smoke else RESULTS / f"{jax.default_backend()}-{os.cpu_count()}cpu.json")
     if out:

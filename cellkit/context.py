@@ -20,7 +20,10 @@ PYNATIVE_MODE = 1
 
 # graph[0] is read on every Cell call, so it is a plain list slot.
 graph = [False]
-_settings = {"mode": PYNATIVE_MODE, "device_target": "CPU", "debug_nans": False, "debug_infs": False}
+# donate[0]: whether cellkit.jit donates the buffers of the Parameters a step overwrites (read per call).
+donate = [True]
+_settings = {"mode": PYNATIVE_MODE, "device_target": "CPU", "debug_nans": False, "debug_infs": False,
+             "jit_donate": True}
 
 
 def set_context(**kwargs) -> None:
@@ -33,6 +36,9 @@ def set_context(**kwargs) -> None:
     it off for models that use ``-inf`` on purpose (attention masks). Turning
     either on or off recompiles what runs next. A ``cellkit.jit`` step refused
     this way writes nothing back: the Parameters keep their values.
+    ``jit_donate=False`` stops ``cellkit.jit`` functions from donating the
+    buffers of the Parameters they overwrite (on by default; see
+    ``cellkit.engine.donation``); a function's own ``jit(fn, donate=...)`` wins.
     Settings cellkit has no use for (``device_target``, ``save_graphs``, ...) are
     recorded and returned by ``get_context``; JAX picks the device itself.
     """
@@ -47,6 +53,10 @@ def set_context(**kwargs) -> None:
             jax.config.update(f"jax_{key}", bool(kwargs[key]))
             # Functions compiled before would keep running unchecked (or checked): compile again.
             jax.clear_caches()
+    if "jit_donate" in kwargs:
+        if not isinstance(kwargs["jit_donate"], (bool, int)):
+            raise TypeError(f"set_context: jit_donate must be True or False, got {kwargs['jit_donate']!r}")
+        donate[0] = bool(kwargs["jit_donate"])
     _settings.update(kwargs)
 
 

@@ -1,4 +1,5 @@
-"""The benchmark suite's smoke mode: every workload and variant runs, the JSON is complete, losses agree.
+"""The benchmark suite's smoke mode: every workload, nn-optimizer row and variant runs, the JSON is complete
+(times, first calls, memory), losses agree.
 
 The suite runs once, in a subprocess (it clears JAX's caches between
 first-call measurements, which must not reach the other tests), with XLA's
@@ -52,6 +53,34 @@ def test_json_has_machine_workloads_compile_and_targets(smoke):
     assert results["compile"]["depths"] == [1, 2]
     assert results["targets"] and all({"workload", "variant", "target", "value", "met"} <= set(t)
                                       for t in results["targets"])
+    assert set(results["nn_optimizers"]) == {f"{w}:{o}" for w in ("1_dispatch_mlp", "2_mlp")
+                                             for o in ("SGD", "Momentum", "Adam")}
+
+
+def test_nn_optimizer_rows_compare_the_same_update(smoke):
+    # cellkit's nn.SGD/Momentum/Adam in MindSpore's loop and the same update in raw JAX: same losses.
+    results, _ = smoke
+    for key, r in results["nn_optimizers"].items():
+        assert {"raw_jax", "cellkit_closure"} <= set(r["variants"]), key
+        assert r["check_max_rel_diff"] < 1e-4, key
+        assert r["variants"]["raw_jax"]["ratio"] == 1.0
+
+
+def test_memory_of_the_compiled_steps(smoke):
+    # XLA's memory analysis of each lowered step; raw JAX and cellkit both donate what they overwrite.
+    results, _ = smoke
+    rows = list(results["workloads"].items()) + list(results["nn_optimizers"].items())
+    for key, r in rows:
+        if key == "5_eager":
+            continue
+        for name in ("raw_jax", "cellkit_closure"):
+            mem = r["variants"][name]["memory"]
+            assert mem["total_bytes"] == (mem["argument_bytes"] + mem["output_bytes"] + mem["temp_bytes"]
+                                          - mem["alias_bytes"]), (key, name)
+            assert mem["alias_bytes"] > 0, (key, name)
+        assert r["variants"]["raw_jax"]["memory_ratio"] == 1.0
+    for o in ("Momentum", "Adam"):   # the same state as raw JAX: the same bytes, up to a few scalars
+        assert results["nn_optimizers"][f"1_dispatch_mlp:{o}"]["variants"]["cellkit_closure"]["memory_ratio"] < 1.01
 
 
 def test_every_available_variant_ran_with_stats(smoke):
@@ -62,7 +91,7 @@ def test_every_available_variant_ran_with_stats(smoke):
         assert ran == _expected(names), key
         assert set(w["skipped"]) | ran >= set(names)
         for name, s in w["variants"].items():
-            assert {"median_s", "q1_s", "q3_s", "min_s", "ratio"} <= set(s)
+            assert {"median_s", "q1_s", "q3_s", "min_s", "ratio", "first_call_s"} <= set(s)
             assert name == "mindspore_graph" or "paired_ratio" in s
             assert 0 < s["min_s"] <= s["median_s"]
         assert w["variants"]["raw_jax"]["ratio"] == 1.0
@@ -100,6 +129,16 @@ def test_tables_are_printed(smoke):
     for key in ("[1_dispatch_mlp]", "[2_mlp]", "[3_cnn]", "[4_transformer]", "[5_eager]", "[6_compile]"):
         assert key in stdout
     assert "ratio" in stdout and "ms/layer" in stdout
+    assert "[1_dispatch_mlp:SGD]" in stdout and "step memory" in stdout
+
+
+def test_markdown_table_has_every_row(smoke, tmp_path):
+    from benchmarks import run
+    results, _ = smoke
+    table = run.markdown_table(results)
+    for label in ("1 dispatch mlp |", "1 dispatch mlp, nn.SGD |", "2 mlp, nn.Adam |", "6 compile |",
+                  "Compiled step's memory", "First call"):
+        assert label in table
 
 
 def test_linear_fit_and_summary():

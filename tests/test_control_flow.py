@@ -125,3 +125,12 @@ def test_python_control_flow_falls_back_to_op_by_op():
     assert float(net.calls.value) == 4  # state written back on every call, compiled or not
     with pytest.raises(TypeError, match=r"test_control_flow.py:\d+ \(if out.sum\(\) > 0:\).*ops.select"):
         jax.jit(lambda x: step(x))(x)
+
+
+def test_python_control_flow_on_a_mapped_value_names_the_place_and_the_fix():
+    net = Branch()
+    x = jnp.ones((3, 2), jnp.float32)
+    with pytest.raises(TypeError, match=r"vmap\(Branch\): .*mapped value at .*test_control_flow.py:\d+ "
+                                        r"\(if out.sum\(\) > 0:\).*To map it, .*ops.select"):
+        ms.vmap(net)(x)
+    assert float(net.calls.value) == 0  # nothing written back by the failed call

@@ -16,7 +16,7 @@ from jax.sharding import PartitionSpec
 
 from ..cell import Cell, _static_key
 from ..parameter import Parameter
-from .capture import cell_signature
+from .capture import _signature
 
 __all__ = ["split", "rebuild", "layout", "dyn_shardings"]
 
@@ -25,9 +25,9 @@ _ARRAY_TYPES = (jax.Array, np.ndarray, np.generic, int, float, complex, bool)
 
 def _classify_leaf(leaf, stateful):
     if isinstance(leaf, Cell):
-        treedef, params = cell_signature(leaf)
+        _, _, params, token = _signature(leaf)
         stateful.append(params)
-        return ("c", treedef)
+        return ("c", token)
     if isinstance(leaf, Parameter):
         leaf._get()
         stateful.append((leaf,))

@@ -38,6 +38,7 @@ import jax.numpy as jnp
 from ..cell import Cell
 from ..parameter import Parameter
 from .capture import Transformed, cell_signature
+from .fallback import CONCRETE_ERRORS, FIX, where
 from .frame import _to_values
 from .transforms import finish, pure
 
@@ -132,11 +133,15 @@ class VmapFunction(Transformed):
         out_axes = self.out_axes
         try:
             out, mw, uw = jax.vmap(g, in_axes=(paxes, xaxes), out_axes=(out_axes, 0, None))(pvals, xs)
+        except CONCRETE_ERRORS as err:  # Python control flow on a value that differs per example
+            raise TypeError(f"vmap({_name(self.fn)}): Python control flow on a mapped value at {where(err)}: "
+                            f"each example has its own value there, so it has no single True/False or "
+                            f"concrete value. To map it, {FIX}.") from err
         except ValueError as err:
             unmapped = split[1] if split else []
             if unmapped and "out_axes" in str(err):
                 names = ", ".join(repr(p.name) for p in unmapped)
-                raise ValueError(f"vmap({getattr(self.fn, '__name__', type(self.fn).__name__)}): Parameter(s) "
+                raise ValueError(f"vmap({_name(self.fn)}): Parameter(s) "
                                  f"{names} were assigned a value that differs along the mapped axis, but "
                                  "they are not mapped (one value for all examples). Map them (pass their "
                                  "Cell with an in_axes entry, or vmap an ensemble), or do not assign them "
@@ -155,6 +160,10 @@ class VmapFunction(Transformed):
                 values.append(jnp.moveaxis(v, 0, paxes[k]))
         finish(parent, writes, values)
         return out
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__name__", type(fn).__name__)
 
 
 def vmap(fn, in_axes=0, out_axes=0):

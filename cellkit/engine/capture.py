@@ -11,6 +11,7 @@ Parameters and to know when to look again.
 from __future__ import annotations
 
 import functools
+import itertools
 import types
 
 import jax
@@ -19,7 +20,7 @@ from ..cell import Cell
 from ..parameter import Parameter, ParameterTuple, structure_epoch
 from .frame import _MISS, _is_param
 
-__all__ = ["Transformed", "cell_signature"]
+__all__ = ["Transformed", "cell_signature", "cell_token"]
 
 
 class Transformed:
@@ -28,10 +29,28 @@ class Transformed:
 
 def cell_signature(cell):
     """(treedef, unique Parameters in order) for a Cell, cached until the structure changes."""
+    cached = _signature(cell)
+    return cached[1], cached[2]
+
+
+def cell_token(cell) -> int:
+    """A small integer standing for the Cell's treedef: equal treedefs get the same token.
+
+    Cache keys hold it instead of the treedef, whose hash walks the whole
+    structure (tens of microseconds for a deep model) on every call.
+    """
+    return _signature(cell)[3]
+
+
+_TOKENS: dict = {}
+_next_token = itertools.count()
+
+
+def _signature(cell):
     d = cell.__dict__
     cached = d.get("_ck_sig")
     if cached is not None and cached[0] == structure_epoch[0]:
-        return cached[1], cached[2]
+        return cached
     leaves, treedef = jax.tree_util.tree_flatten(cell, is_leaf=_is_param)
     seen, params = set(), []
     for leaf in leaves:
@@ -39,8 +58,14 @@ def cell_signature(cell):
             seen.add(id(leaf))
             leaf._get()
             params.append(leaf)
-    d["_ck_sig"] = (structure_epoch[0], treedef, tuple(params))
-    return treedef, tuple(params)
+    token = _TOKENS.get(treedef)
+    if token is None:
+        # Tokens are never reused, so forgetting them all (a model zoo's worth) only costs cache misses.
+        if len(_TOKENS) >= 4096:
+            _TOKENS.clear()
+        token = _TOKENS[treedef] = next(_next_token)
+    cached = d["_ck_sig"] = (structure_epoch[0], treedef, tuple(params), token)
+    return cached
 
 
 # Closure and global bindings: detect that a name a function uses now means another object.

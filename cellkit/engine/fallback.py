@@ -19,7 +19,7 @@ import jax
 
 from .. import context
 
-__all__ = ["CONCRETE_ERRORS", "fall_back", "EagerEntry", "where"]
+__all__ = ["CONCRETE_ERRORS", "FIX", "fall_back", "EagerEntry", "where"]
 
 CONCRETE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
                    jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError)
@@ -27,7 +27,7 @@ CONCRETE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConv
 _ROOTS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, __import__("cellkit")))
 _warned = set()
 
-FIX = ("To compile it, compute both branches and pick with ops.select / jnp.where, use "
+FIX = ("compute both branches and pick with ops.select / jnp.where, use "
        "ops.WhileLoop / ops.ForiLoop / ops.Scan (or jax.lax.cond) for loops and branches, or "
        "make the value static (static_argnums)")
 
@@ -45,7 +45,7 @@ def refuse(name, place):
     """The error for control flow on a traced value where nothing can run op by op."""
     return TypeError(f"cellkit.jit({name}): Python control flow on a traced value at {place}: under an "
                      f"outer JAX transform a traced value has no True/False or concrete value, and the "
-                     f"function cannot run op by op. {FIX}.")
+                     f"function cannot run op by op. To compile it, {FIX}.")
 
 
 def _run_eagerly(fn, args, kwargs):
@@ -66,14 +66,19 @@ class EagerEntry:
         self.jf, self.epoch, self.covered, self.captured, self.place = jf, epoch, True, (), place
         self.tls = tls  # where the jitted function keeps the call being made
 
+    last_split = ((), (), ())  # no Parameters passed in, none donated: they are read and written op by op
+
     def plist(self, unique):
         return ()
 
-    def jitted(self, vals, dyn):
+    def compiled(self, donate):
+        return self.jitted
+
+    def jitted(self, donated, kept, dyn):
         call = self.tls.call
         if any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(dyn)):
             raise refuse(getattr(self.jf.fn, "__name__", "fn"), self.place)
-        return _run_eagerly(self.jf.fn, call.args, call.kwargs), {}
+        return _run_eagerly(self.jf.fn, call.args, call.kwargs), [], {}
 
 
 def fall_back(jf, key, err, call, epoch, tls):
@@ -84,7 +89,7 @@ def fall_back(jf, key, err, call, epoch, tls):
         _warned.add((id(jf.fn), place))
         warnings.warn(f"cellkit.jit({name}): Python control flow on a traced value at {place}; running "
                       f"{name} op by op (not compiled) for inputs of this structure, as MindSpore's JIT "
-                      f"fallback does; Parameters it assigns are still written back. {FIX}.",
+                      f"fallback does; Parameters it assigns are still written back. To compile it, {FIX}.",
                       RuntimeWarning, stacklevel=3)
     jf._entries[key] = EagerEntry(jf, epoch, place, tls)
     return _run_eagerly(jf.fn, call.args, call.kwargs)

@@ -1,9 +1,11 @@
 """``jit``: compile a function with ``jax.jit``; Parameters it reads are inputs, those it assigns are written back.
 
 A cache miss runs one abstract trace to discover the Parameters the function
-reaches through closures and globals (:meth:`JitFunction._discover`), then
-compiles. A hit gathers the Parameters' stored values, calls the compiled
-function, and stores the values of the Parameters it wrote.
+reaches through closures and globals, and which of them it writes
+(:meth:`JitFunction._discover`), then compiles. A hit gathers the Parameters'
+stored values, calls the compiled function, and stores the values of the
+Parameters it wrote. The old values of the written Parameters are donated to
+the compiled call (see :mod:`cellkit.engine.donation`).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from .. import random as ckrandom
 from ..cell import Cell
 from ..parallel import keep_sharding
 from ..parameter import Parameter, commit, local, structure_epoch
+from . import donation
 from .arguments import _is_stateful, dyn_shardings, layout, rebuild, split
-from .capture import _RELEVANT, Transformed, _bindings_hold, _collect_bindings, cell_signature
+from .capture import _RELEVANT, Transformed, _bindings_hold, _collect_bindings, cell_signature, cell_token
 from .fallback import CONCRETE_ERRORS, fall_back, refuse, where
 from .frame import Frame, _Active, _Rediscover, _to_values, _Tracer
 
@@ -44,19 +47,39 @@ class _Call:
 
 
 class _Entry:
-    """One compiled version: the captured Parameters and the ``jax.jit`` function."""
+    """One compiled version: the captured Parameters and the ``jax.jit`` functions.
 
-    __slots__ = ("jitted", "captured", "epoch", "covered", "roots", "last_unique", "last_plist")
+    The Parameters are passed in the order ``order`` (positions in the
+    arguments' unique Parameters followed by the captured ones): first the
+    ``n_donate`` written ones whose buffers can be donated, then the other
+    written ones (``n_written`` in all), then those only read. The compiled
+    function takes ``(donated values, other values, dynamic leaves)`` and
+    returns ``(output, new values of the first n_written, {position: value}
+    for writes the discovery did not see})``.
+    """
+
+    __slots__ = ("jitted", "plain", "make", "captured", "epoch", "covered", "roots", "order", "n_donate",
+                 "n_written", "last_unique", "last_plist", "last_split")
 
     def plist(self, unique):
-        """The arguments' unique Parameters, then the captured ones (reused while ``unique`` is the same list)."""
+        """The Parameters in call order (reused while ``unique`` is the same list)."""
         if self.last_unique is unique:
             return self.last_plist
-        plist = list(unique)
-        plist.extend(self.captured)
+        base = list(unique)
+        base.extend(self.captured)
+        plist = [base[i] for i in self.order]
+        n = self.n_donate
         self.last_unique, self.last_plist = unique, plist
+        self.last_split = (plist[:n], plist[n:], plist[:self.n_written])
         return plist
 
+    def compiled(self, donate):
+        """The donating ``jax.jit`` function, or the plain one (made on first use)."""
+        if donate and self.n_donate:
+            return self.jitted
+        if self.plain is None:
+            self.plain = self.make(False)
+        return self.plain
 
 
 class JitFunction(Transformed):
@@ -68,8 +91,12 @@ class JitFunction(Transformed):
     """
 
     def __init__(self, fn, static_argnums=(), static_argnames=(), in_shardings=None,
-                 out_shardings=None):
+                 out_shardings=None, donate=None):
         self.fn = fn
+        if donate is not None and not isinstance(donate, bool):
+            raise TypeError(f"cellkit.jit: donate must be True, False or None (the context's jit_donate), "
+                            f"got {donate!r}")
+        self.donate = donate
         if isinstance(static_argnums, int):
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
@@ -106,11 +133,12 @@ class JitFunction(Transformed):
 
     # -- tracing --
 
-    def _trace(self, vals, dyn):
+    def _trace(self, entry, donated, kept, dyn):
         call = _tls.call
         self.trace_count += 1
         _compiles[0] += 1
         frame = Frame(staged=True)
+        vals = list(donated) + list(kept)
         out = self._run(call, vals, dyn, frame)
         index = {id(p): i for i, p in enumerate(call.plist)}
         writes = {}
@@ -119,25 +147,32 @@ class JitFunction(Transformed):
             if i is None:
                 raise _Rediscover(p)
             writes[i] = v if p.sharding is None else keep_sharding(p, v)
-        return out, writes
+        # Every expected write gets a value, the old one where the trace wrote none: a donated
+        # buffer must always be replaced.
+        written = [writes.pop(i, vals[i]) for i in range(entry.n_written)]
+        return out, written, writes
 
     def _discover(self, call, unique):
+        """(captured Parameters, [(Parameter, written shape, written dtype)]) from one abstract trace."""
         self.discovery_count += 1
         frame = Frame(staged=True, discover=True)
         plist = list(unique)
         call.plist = plist
         vals = [p._value for p in plist]
+        written = []
 
         def run(v, d):
             try:
                 return self._run(call, v, d, frame)
             finally:  # the frame outlives the trace (``captured``): it must not keep its tracers
+                written.extend((p, getattr(x, "shape", None), getattr(x, "dtype", None))
+                               for p, x in frame.writes())
                 frame.values.clear()
                 frame.written.clear()
 
         jax.eval_shape(run, vals, _tls.dyn)
         known = {id(p) for p in plist}
-        return tuple(p for k, p in frame.captured.items() if k not in known)
+        return tuple(p for k, p in frame.captured.items() if k not in known), written
 
     def _roots(self):
         """Cells and Parameters the function reaches through globals and closures.
@@ -166,17 +201,24 @@ class JitFunction(Transformed):
     def _build(self, key, call, unique):
         entry = _Entry()
         entry.epoch = structure_epoch[0]
-        entry.captured = self._discover(call, unique)
+        entry.captured, written = self._discover(call, unique)
         entry.covered = self._covered(entry.captured)
         entry.roots = self._root_cells + self._root_params  # keeps their ids from being reused
-        entry.last_unique = None
+        entry.last_unique = entry.plain = None
+        _order(entry, list(unique) + list(entry.captured), written, self.donate is not False)
         kwargs = {}
         if self.in_shardings is not None:
-            kwargs["in_shardings"] = (None, dyn_shardings(self.fn, self.in_shardings, self.static_argnums, call))
+            dyn = dyn_shardings(self.fn, self.in_shardings, self.static_argnums, call)
+            kwargs["in_shardings"] = (None, None, dyn)
         if self.out_shardings is not None:
-            kwargs["out_shardings"] = (self.out_shardings, None)
-        # A fresh function per entry: jax caches traces per function object.
-        entry.jitted = jax.jit(lambda vals, dyn: self._trace(vals, dyn), **kwargs)
+            kwargs["out_shardings"] = (self.out_shardings, None, None)
+
+        def make(donate):
+            # A fresh function per entry: jax caches traces per function object.
+            return jax.jit(lambda donated, kept, dyn: self._trace(entry, donated, kept, dyn),
+                           donate_argnums=(0,) if donate else (), **kwargs)
+        entry.make = make
+        entry.jitted = make(True) if entry.n_donate else None
         if len(self._entries) >= _MAX_ENTRIES:
             self._entries.pop(next(iter(self._entries)))
         self._entries[key] = entry
@@ -186,7 +228,7 @@ class JitFunction(Transformed):
         """After a structural change somewhere: is this entry still right?"""
         if not entry.covered:
             # Captured Parameters were reached in ways the key cannot see: look again.
-            if self._discover(call, unique) != entry.captured:
+            if self._discover(call, unique)[0] != entry.captured:
                 return False
             entry.last_unique = None
         entry.epoch = structure_epoch[0]
@@ -211,27 +253,48 @@ class JitFunction(Transformed):
         self._last_layout = (stateful, unique, alias)
         return unique, alias
 
-    def __call__(self, *args, **kwargs):
-        if local.frame is not None:  # inside another transform: run inline in its frame
-            return self.fn(*args, **kwargs)
+    def _prepare(self, args, kwargs):
+        """(entry, Parameters in call order, dynamic leaves) of a call; sets the trace's thread state."""
         roots = self._roots()
         arg_key, stateful, dyn = split(args, kwargs, self.static_argnums, self.static_argnames)
         unique, alias = self._unique(stateful)
-        key = (arg_key, alias, self._roots_id, tuple(cell_signature(c)[0] for c in roots))
+        key = (arg_key, alias, self._roots_id, tuple(map(cell_token, roots)))
         call = _Call()
         call.args, call.kwargs, call.kinds = args, kwargs, arg_key
         _tls.call, _tls.dyn = call, dyn
+        return key, call, unique, dyn
+
+    def __call__(self, *args, **kwargs):
+        if local.frame is not None:  # inside another transform: run inline in its frame
+            return self.fn(*args, **kwargs)
+        donation.register()
+        if donation.enabled(self.donate):
+            with donation.lock:  # no other thread gathers a value this call donates
+                return self._call(args, kwargs, not donation.shared[0])
+        return self._call(args, kwargs, False)
+
+    def _call(self, args, kwargs, may_donate):
+        key, call, unique, dyn = self._prepare(args, kwargs)
         try:
             for _ in range(3):
                 entry = self._entry(key, call, unique)
                 plist = entry.plist(unique)
                 call.plist = plist
-                vals = list(map(_stored_value, plist))
+                donated_params, kept_params, written_params = entry.last_split
+                donated = list(map(_stored_value, donated_params))
+                kept = list(map(_stored_value, kept_params))
+                donate = may_donate and bool(donated) and not isinstance(donated[0], _Tracer)
+                if donate:
+                    donation.protect(donated)  # copies what the user can still reach
                 try:
-                    out, writes = entry.jitted(vals, dyn)
+                    out, written, extra = entry.compiled(donate)(donated, kept, dyn)
                     break
                 except _Rediscover:
                     self._entries.pop(key, None)
+                except Exception as e:
+                    if donate:
+                        donation.check_lost(donated_params, donated, e)
+                    raise
             else:
                 raise RuntimeError(f"cellkit.jit({getattr(self.fn, '__name__', self.fn)}): the set of "
                                    "Parameters the function uses keeps changing between traces")
@@ -241,20 +304,62 @@ class JitFunction(Transformed):
             return fall_back(self, key, err, call, structure_epoch[0], _tls)
         finally:
             _tls.call = _tls.dyn = None
-        if writes:
-            first = next(iter(writes.values()))
-            if isinstance(first, _Tracer):  # called inside an outer jax transform
-                for i, v in writes.items():
-                    commit(plist[i], v)
-            else:
-                for i, v in writes.items():
-                    plist[i]._value = v
+        if written and isinstance(written[0], _Tracer):  # called inside an outer jax transform
+            for p, v in zip(written_params, written):
+                commit(p, v)
+        else:
+            for p, v in zip(written_params, written):
+                p._value = v
+        for i, v in extra.items():  # writes the discovery did not predict (none, usually)
+            commit(plist[i], v)
         return out
 
+    def lower(self, *args, **kwargs):
+        """``jax.stages.Lowered`` of the computation a call with these arguments runs (nothing is run or
+        written; for ``.compile().memory_analysis()``, ``.as_text()``, ``.cost_analysis()``).
+
+        >>> import cellkit as ms
+        >>> from cellkit import ops
+        >>> w = ms.Parameter(ms.ops.ones((256,)), name="w")
+        >>> step = ms.jit(lambda x: ops.assign(w, w * x))
+        >>> mem = step.lower(ms.Tensor(2.0)).compile().memory_analysis()
+        >>> mem.alias_size_in_bytes   # w's buffer is reused for its new value
+        1024
+        """
+        if local.frame is not None:
+            raise RuntimeError("cellkit.jit(...).lower() cannot be called inside another transform")
+        key, call, unique, dyn = self._prepare(args, kwargs)
+        try:
+            entry = self._entry(key, call, unique)
+            call.plist = entry.plist(unique)
+            donated_params, kept_params, _ = entry.last_split
+            donated = list(map(_stored_value, donated_params))
+            kept = list(map(_stored_value, kept_params))
+            return entry.compiled(bool(donated) and donation.enabled(self.donate)).lower(donated, kept, dyn)
+        finally:
+            _tls.call = _tls.dyn = None
+
+
+def _order(entry, base, written, donate) -> None:
+    """Set the entry's call order: written Parameters whose buffer can be donated, other written ones, the rest."""
+    position = {id(p): i for i, p in enumerate(base)}
+    first, second, seen = [], [], set()
+    for p, shape, dtype in written:
+        i = position.get(id(p))
+        if i is None or i in seen:
+            continue
+        seen.add(i)
+        old = p._value
+        same = (not isinstance(old, _Tracer) and shape is not None and tuple(shape) == tuple(old.shape)
+                and dtype == old.dtype)
+        (first if donate and same else second).append(i)
+    entry.order = first + second + [i for i in range(len(base)) if i not in seen]
+    entry.n_donate = len(first)
+    entry.n_written = len(first) + len(second)
 
 
 def jit(fn=None, *, static_argnums=(), static_argnames=(), in_shardings=None, out_shardings=None,
-        **mindspore_options):
+        donate=None, **mindspore_options):
     """Compile ``fn`` with ``jax.jit``; Parameters it reads are inputs, those it assigns are written back.
 
     Works as ``@jit``, ``@jit(...)``, on functions, on ``Cell.construct`` and on
@@ -264,6 +369,14 @@ def jit(fn=None, *, static_argnums=(), static_argnames=(), in_shardings=None, ou
     (as in ``jax.jit``); ``static_argnums``/``static_argnames`` make arguments
     static. MindSpore's options (``mode``, ``jit_config``, ...) are accepted
     and ignored.
+
+    The old values of the Parameters a call overwrites are donated to it (XLA
+    reuses their buffers for the new values), so a training step holds one
+    copy of each weight and optimizer slot. An old value the user can still
+    reach (``w = net.weight.value``, a clone sharing it) is copied first and
+    stays valid. ``donate=False`` turns this off for ``fn``; ``None`` (the
+    default) follows ``set_context(jit_donate=...)``. See
+    :mod:`cellkit.engine.donation`.
 
     >>> import cellkit as ms
     >>> from cellkit import ops
@@ -297,15 +410,15 @@ def jit(fn=None, *, static_argnums=(), static_argnames=(), in_shardings=None, ou
     """
     if fn is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 in_shardings=in_shardings, out_shardings=out_shardings)
+                                 in_shardings=in_shardings, out_shardings=out_shardings, donate=donate)
     if isinstance(fn, JitFunction):
         return fn
     if isinstance(fn, types.MethodType):
         if isinstance(in_shardings, (tuple, list)):
             in_shardings = (None,) + tuple(in_shardings)  # none for self
         return functools.partial(JitFunction(fn.__func__, _shift(static_argnums), static_argnames,
-                                             in_shardings, out_shardings), fn.__self__)
-    return JitFunction(fn, static_argnums, static_argnames, in_shardings, out_shardings)
+                                             in_shardings, out_shardings, donate), fn.__self__)
+    return JitFunction(fn, static_argnums, static_argnames, in_shardings, out_shardings, donate)
 
 
 def _shift(nums):
