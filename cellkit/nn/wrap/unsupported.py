@@ -22,7 +22,10 @@ def unsupported_cell(name, message, module=__name__):
         raise NotImplementedError(message)
 
     return type(name, (Cell,), {"__init__": __init__, "__module__": module,
-                                "__doc__": f"Not available in cellkit: {message}"})
+                                "__doc__": f"Not available in cellkit: {message}\n\n"
+                                           f">>> from cellkit import nn\n>>> nn.{name}()\n"
+                                           "Traceback (most recent call last):\n...\n"
+                                           "NotImplementedError: ...\n"})
 
 
 GraphCell = unsupported_cell(
