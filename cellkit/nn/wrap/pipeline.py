@@ -20,7 +20,7 @@ import jax.numpy as jnp
 
 from ...cell import Cell
 from ...parameter import Parameter
-from .cell_wrapper import _micro_batch
+from .cell_wrapper import _sum_over_micro_batches
 
 __all__ = ["PipelineCell", "PipelineGradReducer", "VirtualDatasetCellTriple"]
 
@@ -66,11 +66,7 @@ class PipelineCell(Cell):
                 cells[name].pipeline_stage = stage
 
     def construct(self, *inputs):
-        ret = None
-        for i in range(self.micro_size):
-            out = self.network(*_micro_batch(inputs, i, self.micro_size))
-            ret = out if ret is None else ret + out
-        return ret
+        return _sum_over_micro_batches(self.network, inputs, self.micro_size)
 
 
 class PipelineGradReducer(Cell):
