@@ -13,7 +13,8 @@ import os
 
 import numpy as np
 
-from .sources import SourceDataset, _Slices
+from .datasets import VisionBaseDataset
+from .sources import MappableDataset, _Slices
 
 __all__ = ["MnistDataset", "Cifar10Dataset"]
 
@@ -41,10 +42,12 @@ def _read_idx(path, magic, what):
     return body.reshape(dims)
 
 
-class _ImageFolderFiles(SourceDataset):
-    def __init__(self, images, labels, num_samples, shuffle, num_shards, shard_id):
+class _ImageFolderFiles(MappableDataset, VisionBaseDataset):
+    def __init__(self, images, labels, num_samples, shuffle, num_shards, shard_id, sampler=None,
+                 num_parallel_workers=None):
         self._slices = _Slices([images, labels])
-        super().__init__(["image", "label"], num_samples, shuffle, num_shards, shard_id, random_access=True)
+        super().__init__(["image", "label"], num_samples, shuffle, num_shards, shard_id, random_access=True,
+                         num_parallel_workers=num_parallel_workers or 1, sampler=sampler)
 
     def _source(self):
         return self._slices
@@ -76,7 +79,8 @@ class MnistDataset(_ImageFolderFiles):
                 raise ValueError(f"MnistDataset: {len(x)} images but {len(y)} labels in {dataset_dir}")
             images.append(x[..., None])
             labels.append(y.astype(np.uint32))
-        super().__init__(np.concatenate(images), np.concatenate(labels), num_samples, shuffle, num_shards, shard_id)
+        super().__init__(np.concatenate(images), np.concatenate(labels), num_samples, shuffle, num_shards, shard_id,
+                         sampler, num_parallel_workers)
 
 
 class Cifar10Dataset(_ImageFolderFiles):
@@ -98,4 +102,5 @@ class Cifar10Dataset(_ImageFolderFiles):
                 raw = raw.reshape(-1, 3073)
                 labels.append(raw[:, 0].astype(np.uint32))
                 images.append(raw[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1))
-        super().__init__(np.concatenate(images), np.concatenate(labels), num_samples, shuffle, num_shards, shard_id)
+        super().__init__(np.concatenate(images), np.concatenate(labels), num_samples, shuffle, num_shards, shard_id,
+                         sampler, num_parallel_workers)
