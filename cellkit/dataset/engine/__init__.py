@@ -1,9 +1,10 @@
 """``cellkit.dataset.engine``: datasets, their operations, samplers and iterators, on grain."""
 
-from . import datasets, datasets_vision, iterators, operations, samplers, sources
+from . import datasets, datasets_files, datasets_vision, iterators, operations, samplers, sources
 from .datasets import (AudioBaseDataset, BatchInfo, Dataset, TextBaseDataset, UnionBaseDataset, VisionBaseDataset,
                        zip)  # noqa: A004
-from .datasets_vision import Cifar10Dataset, MnistDataset
+from .datasets_files import ImageFolderDataset, MindDataset
+from .datasets_vision import Cifar10Dataset, Cifar100Dataset, MnistDataset
 from .iterators import DictIterator, TupleIterator
 from .operations import (BatchDataset, ConcatDataset, FilterDataset, MapDataset, ProjectDataset, RenameDataset,
                          RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset, ZipDataset)
@@ -17,6 +18,7 @@ BASES = ["Dataset", "SourceDataset", "MappableDataset", "VisionBaseDataset", "Te
          "UnionBaseDataset"]
 SAMPLERS = ["BuiltinSampler", "Sampler", "DistributedSampler", "RandomSampler", "SequentialSampler",
             "SubsetSampler", "SubsetRandomSampler", "WeightedRandomSampler", "IterSampler"]
-SOURCES = ["GeneratorDataset", "NumpySlicesDataset", "MnistDataset", "Cifar10Dataset"]
+SOURCES = ["GeneratorDataset", "NumpySlicesDataset", "MnistDataset", "Cifar10Dataset", "Cifar100Dataset",
+           "ImageFolderDataset", "MindDataset"]
 
 __all__ = [*BASES, *NODES, *SAMPLERS, *SOURCES, "BatchInfo", "zip", "TupleIterator", "DictIterator"]
