@@ -101,3 +101,91 @@ def test_cifar100_reads_the_binary_record_layout(tmp_path):
 def test_mind_dataset_names_the_alternative():
     with pytest.raises(NotImplementedError, match="MindRecord.*NumpySlicesDataset"):
         ds.MindDataset(["train.mindrecord"])
+
+
+TRANSFORMS = {
+    "rrc_full": V.RandomResizedCrop((3, 4), scale=(1, 1), ratio=(1.4, 1.4)),
+    "rrc_full_nearest": V.RandomResizedCrop((4, 6), scale=(1, 1), ratio=(1.4, 1.4), interpolation=V.Inter.NEAREST),
+    "rcdr_full": V.RandomCropDecodeResize((2, 3), scale=(1, 1), ratio=(4 / 3, 4 / 3)),
+    **{f"color_{name}": V.RandomColorAdjust(**kw) for name, kw in {
+        "brightness": dict(brightness=(0.5, 0.5)), "brightness_up": dict(brightness=(1.7, 1.7)),
+        "contrast": dict(contrast=(0.5, 0.5)), "saturation": dict(saturation=(0.3, 0.3)),
+        "hue": dict(hue=(0.2, 0.2)), "identity": dict()}.items()},
+    **{f"rotate{sq}_{name}": V.RandomRotation(**kw) for sq in ("", "_sq") for name, kw in {
+        "90": dict(degrees=(90, 90)), "180": dict(degrees=(180, 180)), "270": dict(degrees=(-90, -90)),
+        "90_expand": dict(degrees=(90, 90), expand=True), "90_fill": dict(degrees=(90, 90), fill_value=7)}.items()},
+    "erase_never": V.RandomErasing(prob=0.0),
+    "grayscale_pil": lambda x: np.asarray(V.Grayscale()(V.ToPIL()(x))),
+    "grayscale_pil3": lambda x: np.asarray(V.Grayscale(3)(V.ToPIL()(x))),
+    "topil": lambda x: np.asarray(V.ToPIL()(x)),
+}
+# OpenCV's fixed-point arithmetic can round a uint8 pixel the other way (resizes, colour mixing).
+ATOL = {"rrc_full": 1, "rcdr_full": 1, "color_contrast": 1, "color_saturation": 1,
+        "color_hue": 2}  # OpenCV shifts hue in its 8-bit HSV (steps of 2 degrees); cellkit in float
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_transform_matches_mindspore(name):
+    case = CASES[f"vision/{name}"]
+    got = np.asarray(TRANSFORMS[name](*case["inputs"]))
+    want = case["output"]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), atol=ATOL.get(name, 0))
+
+
+def _draws(op, *args, seed=3):
+    rng = np.random.default_rng(seed)
+    return op.apply(rng, *args)
+
+
+IMG = (np.arange(12 * 16 * 3) * 7 % 256).astype(np.uint8).reshape(12, 16, 3)
+
+
+@pytest.mark.parametrize("op", [V.RandomResizedCrop((5, 6)), V.RandomColorAdjust(0.4, 0.4, 0.4, 0.1),
+                                V.RandomRotation(30), V.RandomRotation(30, V.Inter.BILINEAR, expand=True)],
+                         ids=["resized_crop", "color", "rotation", "rotation_bilinear_expand"])
+def test_random_transforms_are_seeded(op):
+    a, b, c = _draws(op, IMG), _draws(op, IMG), _draws(op, IMG, seed=4)
+    assert a.dtype == np.uint8 and np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_random_transform_properties():
+    crop = _draws(V.RandomResizedCrop((5, 6), scale=(0.5, 0.5), ratio=(1, 1), interpolation=V.Inter.NEAREST), IMG)
+    assert crop.shape == (5, 6, 3)
+    rot = _draws(V.RandomRotation(45, expand=True), IMG)
+    assert rot.shape[0] > 12 and rot.shape[1] > 16 and rot[0, 0].tolist() == [0, 0, 0]
+    chw = IMG.transpose(2, 0, 1).astype(np.float32)
+    erased = _draws(V.RandomErasing(prob=1.0, value=-1), chw)
+    hole = (erased == -1).all(0)
+    assert hole.any() and (erased[:, ~hole] == chw[:, ~hole]).all()
+    rows_, cols = np.flatnonzero(hole.any(1)), np.flatnonzero(hole.any(0))
+    assert hole[rows_[0]:rows_[-1] + 1, cols[0]:cols[-1] + 1].all()     # a rectangle
+    gray = V.Grayscale(3)(IMG)
+    assert gray.shape == (12, 16, 3) and (gray[..., 0] == gray[..., 2]).all()
+    with pytest.raises(ValueError, match="num_output_channels"):
+        V.Grayscale(2)
+    with pytest.raises(ValueError, match="hue"):
+        V.RandomColorAdjust(hue=(0, 0.7))
+
+
+def test_mixup_and_cutmix_batches():
+    imgs = np.stack([np.full((4, 4, 3), 10 * k, np.uint8) for k in range(4)])
+    labels = np.eye(3, dtype=np.float32)[[0, 1, 2, 0]]
+    for op, want in ((V.MixUpBatch(), CASES["vision/mixup"]), (V.CutMixBatch(V.ImageBatchFormat.NHWC), CASES["vision/cutmix"])):
+        out_imgs, out_labels = _draws(op, imgs, labels)
+        assert [out_imgs.shape, out_labels.shape] == [tuple(s) for s in want["output"]]
+        assert out_imgs.dtype == np.uint8 and out_labels.dtype == np.float32
+        np.testing.assert_allclose(out_labels.sum(1), 1, rtol=1e-6)
+        assert np.array_equal(_draws(op, imgs, labels)[0], out_imgs)
+    # MixUp: each image is lam * its own + (1 - lam) * another's, and so is its label.
+    out_imgs, out_labels = _draws(V.MixUpBatch(2.0), imgs, np.eye(4, dtype=np.float32))
+    np.testing.assert_allclose(out_imgs[:, 0, 0, 0], np.rint(out_labels @ np.arange(4) * 10), atol=1)
+    nchw, _ = _draws(V.CutMixBatch(V.ImageBatchFormat.NCHW), imgs.transpose(0, 3, 1, 2), labels)
+    assert nchw.shape == (4, 3, 4, 4)
+    assert CASES["vision/mixup_labels_2d"]["error"] == "RuntimeError"
+    with pytest.raises(RuntimeError, match="one-hot"):
+        V.MixUpBatch()(imgs, np.array([0, 1, 2, 0]))
+
+
+def test_inter_modes_match_mindspore():
+    assert sorted(V.Inter.__members__) == CASES["vision/inter"]["output"]
