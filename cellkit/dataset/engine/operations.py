@@ -89,7 +89,7 @@ class MapDataset(UnionBaseDataset):
         if len(values) != len(self.output_columns):
             raise ValueError(f"map: the operations returned {len(values)} columns, but output_columns names "
                              f"{len(self.output_columns)}: {self.output_columns}")
-        values = tuple(np.asarray(v) for v in values)
+        values = tuple(v if type(v) is np.ndarray else np.asarray(v) for v in values)
         if self._in_place:
             out = list(row)
             for i, v in zip(self._in, values):
@@ -135,6 +135,8 @@ class BatchDataset(UnionBaseDataset):
         counter = itertools.count()
 
         def collate(rows):
+            if self.per_batch_map is None:
+                return tuple(np.stack(col) for col in zip(*rows))
             columns = [list(col) for col in zip(*rows)]
             if self.per_batch_map is not None:
                 args = columns if index is None else [columns[i] for i in index]

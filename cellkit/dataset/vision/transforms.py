@@ -131,7 +131,10 @@ class Rescale(TensorOperation):
         self.rescale, self.shift = float(rescale), float(shift)
 
     def apply(self, rng, img):
-        return (np.asarray(img, np.float32) * self.rescale + self.shift).astype(np.float32)
+        out = np.multiply(img, np.float32(self.rescale), dtype=np.float32)  # a new array: add in place
+        if self.shift:
+            out += np.float32(self.shift)
+        return out
 
 
 class Normalize(TensorOperation):
