@@ -10,30 +10,51 @@ Parameter (name=w, shape=(2,), dtype=Float32, requires_grad=True)
 """
 
 from . import dtype
-from .dtype import (Type, bfloat16, bool_, complex64, complex128, double, dtype_to_nptype,
-                    dtype_to_pytype, float16, float32, float64, float_, half, int8, int16, int32,
-                    int64, int_, pytype_to_dtype, single, uint, uint8, uint16, uint32, uint64)
+from .dtype import (Type, bfloat16, bool_, byte, cdouble, cfloat, complex64, complex128, double,
+                    dtype_to_nptype, dtype_to_pytype, float8_e4m3fn, float8_e5m2, float16, float32,
+                    float64, float_, half, int8, int16, int32, int64, int_, intc, intp, long,
+                    pytype_to_dtype, short, single, ubyte, uint, uint8, uint16, uint32, uint64, uintc,
+                    uintp, ushort)
 from .tensor import Tensor, from_numpy, is_tensor, tensor
 from .parameter import Parameter, ParameterTuple
-from .random import get_seed, set_seed
+from .random import (Generator, default_generator, get_rng_state, get_seed, initial_seed, manual_seed, seed,
+                     set_rng_state, set_seed)
 from . import initializer
 from .cell import Cell
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 from .parallel_context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,
                                set_auto_parallel_context)
-from .engine import grad, jacfwd, jacrev, jit, jvp, recompute, value_and_grad, vjp, vmap
+from .engine import JitConfig, grad, jacfwd, jacrev, jit, jvp, mutable, recompute, value_and_grad, vjp, vmap
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from . import common, ops, parallel, random
 from . import nn
 from . import tensor_methods
 from . import train
 from . import amp
-from .train import Model
-from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
+from . import device_manager, runtime
+from .device_manager import get_current_device, set_deterministic, set_device
+from .layout import Layout
+from .ops import constexpr
+from .profiler import Profiler
+from .runtime import (Event, Stream, StreamCtx, communication_stream, current_stream, default_stream,
+                      empty_cache, max_memory_allocated, max_memory_reserved, memory_allocated, memory_reserved,
+                      memory_stats, memory_summary, reset_max_memory_allocated, reset_max_memory_reserved,
+                      reset_peak_memory_stats, set_cur_stream, synchronize)
+from .run_check import run_check
+from . import unsupported as _unsupported
+from .unsupported import (get_algo_parameters, jit_class, lazy_inline, no_inline, reset_algo_parameters,
+                          set_algo_parameters, set_recursion_limit)
+
+globals().update({name: _unsupported.unsupported(name) for name in _unsupported.UNSUPPORTED})
+
+# MindSpore exports all of mindspore.train at the top level (``ms.Model``, ``ms.LossMonitor``, ...).
+_TRAIN = [n for n in train.__all__ if n not in ("callback", "metrics", "serialization", "loss_scale_manager")]
+globals().update({n: getattr(train, n) for n in _TRAIN})
+globals().update({"bool": dtype.bool_, "int": dtype.int32, "float": dtype.float32})  # ms.bool, ms.int, ms.float
 
 tensor_methods.install()
 
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "Tensor", "Parameter", "ParameterTuple", "Cell", "set_seed", "get_seed", "jit", "grad",
@@ -44,8 +65,19 @@ __all__ = [
     "bfloat16", "float32", "float64", "bool_", "complex64", "complex128",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "common", "train", "communication",
     "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context", "reset_auto_parallel_context",
-    "amp", "Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
+    "amp", "byte", "short", "long", "ubyte", "ushort", "intc", "uintc", "intp", "uintp", "cfloat", "cdouble",
+    "float8_e4m3fn", "float8_e5m2", "bool", "int", "float", "half", "single", "double", "int_", "uint", "float_",
+    "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+    "JitConfig", "mutable", "constexpr", "Layout", "Profiler", "run_check", "runtime", "device_manager",
+    "set_device", "get_current_device", "set_deterministic", "synchronize", "Stream", "StreamCtx", "Event",
+    "current_stream", "default_stream", "communication_stream", "set_cur_stream", "empty_cache",
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
+    "memory_summary", "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_max_memory_reserved",
+    "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "jit_class", "lazy_inline",
+    "no_inline", "set_recursion_limit", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters",
+    *_TRAIN, *_unsupported.UNSUPPORTED,
 ]
+__all__ = list(dict.fromkeys(__all__))
 
 
 def __getattr__(name):

@@ -457,6 +457,15 @@ class Cell(HooksMixin):
         bump_structure()
         return self
 
+    def set_jit_config(self, jit_config) -> "Cell":
+        """Keep MindSpore's graph-compiler options (a ``JitConfig``) on the Cell, as ``jit_config``;
+        XLA compiles the same way whatever they say."""
+        if type(jit_config).__name__ != "JitConfig":
+            raise TypeError(f"{self.cls_name}.set_jit_config: jit_config must be a JitConfig, "
+                            f"got {type(jit_config).__name__}")
+        self.__dict__["jit_config"] = jit_config.jit_config_dict.copy()
+        return self
+
     # ----- calling -----------------------------------------------------------------
 
     def construct(self, *args, **kwargs):

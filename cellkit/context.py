@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import jax
 
-from .parallel_context import ParallelMode
+from .parallel_context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,
+                               set_auto_parallel_context)
 
-__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "ParallelMode"]
+__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "ParallelMode", "set_auto_parallel_context",
+           "get_auto_parallel_context", "reset_auto_parallel_context"]
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1

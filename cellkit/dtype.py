@@ -24,7 +24,9 @@ import numpy as np
 __all__ = [
     "Type", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "bool_", "complex64", "complex128",
-    "half", "single", "double", "int_", "uint", "float_", "number_type",
+    "float8_e4m3fn", "float8_e5m2", "half", "single", "double", "int_", "uint", "float_", "byte", "short",
+    "long", "ubyte", "ushort", "intc", "uintc", "intp", "uintp", "cfloat", "cdouble",
+    "number_type",
     "get_dtype", "dtype_to_nptype", "dtype_to_pytype", "pytype_to_dtype",
 ]
 
@@ -86,13 +88,19 @@ float64 = Type("Float64", np.float64)
 bool_ = Type("Bool", np.bool_)
 complex64 = Type("Complex64", np.complex64)
 complex128 = Type("Complex128", np.complex128)
+float8_e4m3fn = Type("Float8E4M3FN", ml_dtypes.float8_e4m3fn)
+float8_e5m2 = Type("Float8E5M2", ml_dtypes.float8_e5m2)
 
-# MindSpore's aliases.
+# MindSpore's aliases (``ms.bool``, ``ms.int`` and ``ms.float`` are set in ``cellkit`` and
+# ``cellkit.common.dtype``, so that this module keeps Python's builtins under those names).
 half, single, double = float16, float32, float64
 int_, uint, float_ = int32, uint32, float32
+byte, short, long, ubyte, ushort = int8, int16, int64, uint8, uint16
+intc, uintc, intp, uintp = int32, uint32, int64, uint64
+cfloat, cdouble = complex64, complex128
 
 number_type = (int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-               float16, bfloat16, float32, float64, complex64, complex128)
+               float16, bfloat16, float32, float64, complex64, complex128, float8_e4m3fn, float8_e5m2)
 
 _BY_NUMPY = {t.dtype: t for t in number_type + (bool_,)}
 

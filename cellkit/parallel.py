@@ -155,12 +155,14 @@ def _as_spec(spec, what):
         return PartitionSpec()
     if isinstance(spec, (PartitionSpec, NamedSharding)):
         return spec
+    if callable(getattr(spec, "partition_spec", None)):  # a cellkit.Layout
+        return spec.partition_spec()
     if isinstance(spec, str):
         return PartitionSpec(spec)
     if isinstance(spec, (tuple, list)):
         return PartitionSpec(*spec)
-    raise TypeError(f"{what}: a sharding must be a PartitionSpec, a NamedSharding, a tuple of mesh "
-                    f"axis names or None, got {type(spec).__name__}")
+    raise TypeError(f"{what}: a sharding must be a PartitionSpec, a NamedSharding, a Layout, a tuple of "
+                    f"mesh axis names or None, got {type(spec).__name__}")
 
 
 def _compile_rules(rules):

@@ -24,9 +24,11 @@ import numpy as np
 
 from .parameter import Parameter
 
-__all__ = ["set_seed", "get_seed", "next_key", "rng_state"]
+__all__ = ["set_seed", "get_seed", "next_key", "rng_state", "Generator", "default_generator", "manual_seed",
+           "seed", "initial_seed", "get_rng_state", "set_rng_state"]
 
 _seed = [None]
+_initial = [None]  # the seed the stream started from (``initial_seed``)
 
 
 class _SeedKey:
@@ -40,8 +42,9 @@ class _SeedKey:
         return jax.random.key(0).dtype
 
     def init_data(self):
-        seed = _seed[0] if _seed[0] is not None else secrets.randbits(32)
-        return jax.random.key(seed)
+        if _initial[0] is None:
+            _initial[0] = _seed[0] if _seed[0] is not None else secrets.randbits(32)
+        return jax.random.key(_initial[0])
 
 
 rng_state = Parameter(_SeedKey(), name="cellkit.rng_state", requires_grad=False)
@@ -63,6 +66,7 @@ def set_seed(seed: int) -> None:
     _seed[0] = seed
     np.random.seed(seed % 2**32)
     _pyrandom.seed(seed)
+    _initial[0] = seed
     rng_state._write(jax.random.key(seed))
 
 
@@ -82,3 +86,108 @@ def next_key(num: int | None = None):
     keys = jax.random.split(rng_state.value, 2 if num is None else num + 1)
     rng_state._write(keys[0])
     return keys[1] if num is None else keys[1:]
+
+
+def _check_seed(seed, where):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TypeError(f"{where}: seed must be a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+class Generator:
+    """A random stream of its own: MindSpore's ``Generator`` (``manual_seed``, ``seed``,
+    ``initial_seed``, ``get_state``, ``set_state``) over a JAX key held in a Parameter.
+
+    ``default_generator`` is cellkit's global stream, the one every random op and
+    initializer draws from; its state is what ``get_rng_state``/``set_rng_state`` save and
+    restore. The state is the key's data (``jax.random.key_data``), a small uint32 Tensor.
+
+    >>> import cellkit as ms
+    >>> g = ms.Generator().manual_seed(5)
+    >>> state = g.get_state()
+    >>> a = g.next_key()
+    >>> _ = g.set_state(state)
+    >>> bool((ms.ops.stack([g.next_key()]) == ms.ops.stack([a])).all())
+    True
+    >>> g.initial_seed()
+    5
+    """
+
+    def __init__(self, _param=None):
+        self._param = _param if _param is not None else Parameter(
+            jax.random.key(0), name=f"cellkit.generator.{id(self)}", requires_grad=False)
+        self._initial = None if _param is not None else 0
+
+    def manual_seed(self, seed) -> "Generator":
+        seed = _check_seed(seed, "Generator.manual_seed")
+        self._set_initial(seed)
+        self._param._write(jax.random.key(seed))
+        return self
+
+    def seed(self) -> int:
+        """Seed with a fresh random seed, and return it."""
+        seed = secrets.randbits(32)
+        self.manual_seed(seed)
+        return seed
+
+    def initial_seed(self) -> int:
+        """The seed this stream started from (the last ``manual_seed``)."""
+        return initial_seed() if self._param is rng_state else self._initial
+
+    def _set_initial(self, seed):
+        if self._param is rng_state:
+            _initial[0] = seed
+        else:
+            self._initial = seed
+
+    def get_state(self):
+        """The stream's state (a copy): give it to ``set_state`` to draw the same numbers again."""
+        return jax.random.key_data(self._param.value)
+
+    def set_state(self, state) -> "Generator":
+        data = jax.numpy.asarray(state.value if isinstance(state, Parameter) else state)
+        want = jax.random.key_data(self._param.value)
+        if data.shape != want.shape or data.dtype != want.dtype:
+            raise ValueError(f"Generator.set_state: state must be a {want.dtype} Tensor of shape {want.shape} "
+                             f"(from get_state), got {data.dtype} {data.shape}")
+        self._param._write(jax.random.wrap_key_data(data))
+        return self
+
+    def next_key(self, num: int | None = None):
+        """One fresh key (or ``num``), advancing the stream."""
+        keys = jax.random.split(self._param.value, 2 if num is None else num + 1)
+        self._param._write(keys[0])
+        return keys[1] if num is None else keys[1:]
+
+    def __repr__(self):
+        return "Generator(default)" if self._param is rng_state else f"Generator(initial_seed={self._initial})"
+
+
+default_generator = Generator(rng_state)
+
+
+def manual_seed(seed) -> None:
+    """Seed the default generator (cellkit's global stream); NumPy's and Python's are untouched
+    (``set_seed`` seeds those too)."""
+    default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed the default generator with a fresh random seed, and return it."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The seed the default generator started from."""
+    rng_state.value  # noqa: B018 (a lazy key picks its seed when first read)
+    return _initial[0]
+
+
+def get_rng_state():
+    """The default generator's state (see ``Generator.get_state``)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(state) -> None:
+    """Restore the default generator's state from ``get_rng_state()``."""
+    default_generator.set_state(state)

@@ -72,10 +72,12 @@ from .common import FORMAT_VERSION, CheckpointError
 from .into_net import load_param_into_net
 from .load import load_checkpoint
 from .save import save_checkpoint
+from .convert import async_ckpt_thread_status, ckpt_to_safetensors, load_checkpoint_async, safetensors_to_ckpt
 # Internals the tests check the format with.
 from .common import _BY_MS  # noqa: F401
 from .ckpt_io import _varint  # noqa: F401
 from .safetensors_io import _canonical  # noqa: F401
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointError",
-           "FORMAT_VERSION"]
+           "FORMAT_VERSION", "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async",
+           "async_ckpt_thread_status"]

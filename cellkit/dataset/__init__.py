@@ -7,11 +7,12 @@
 >>> data = data.shuffle(4).batch(3, drop_remainder=True)
 >>> [b["x"].shape for b in data.create_dict_iterator()]
 [(3,), (3,)]
+>>> isinstance(data, ds.BatchDataset), isinstance(data, ds.VisionBaseDataset)
+(True, True)
 """
 
-from . import config, transforms, vision
-from .engine import (BatchInfo, Cifar10Dataset, Dataset, DictIterator, GeneratorDataset, MnistDataset,
-                     NumpySlicesDataset, SourceDataset, TupleIterator, zip)  # noqa: A004
+from . import config, engine, transforms, vision
+from .engine import *  # noqa: F401,F403
+from .engine import zip  # noqa: A004
 
-__all__ = ["config", "transforms", "vision", "Dataset", "BatchInfo", "GeneratorDataset", "NumpySlicesDataset",
-           "SourceDataset", "MnistDataset", "Cifar10Dataset", "TupleIterator", "DictIterator", "zip"]
+__all__ = ["config", "transforms", "vision", *engine.__all__]

@@ -49,7 +49,9 @@ from .batching import vmap
 from .checkpointing import POLICIES, recompute
 from .hooks import HookBackward, InsertGradientOf  # also installs the hook-running call path
 from .control_flow import ForiLoop, Scan, WhileLoop
+from .jit_config import JitConfig, mutable
 
 __all__ = ["jit", "grad", "value_and_grad", "JitFunction", "GradFunction", "Frame", "compile_count",
            "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap", "GradOperation", "recompute",
-           "POLICIES", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan"]
+           "POLICIES", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan", "JitConfig",
+           "mutable"]

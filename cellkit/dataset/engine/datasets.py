@@ -28,7 +28,8 @@ import numpy as np
 from .. import config
 from .iterators import DictIterator, TupleIterator
 
-__all__ = ["Dataset", "BatchInfo", "zip"]
+__all__ = ["Dataset", "VisionBaseDataset", "TextBaseDataset", "AudioBaseDataset", "UnionBaseDataset", "BatchInfo",
+           "zip"]
 
 # The operation nodes by name, filled in by ``operations.py`` (which builds on this module).
 _NODES = {}
@@ -242,6 +243,22 @@ class Dataset:
 
     def __len__(self):
         return self.get_dataset_size()
+
+
+class VisionBaseDataset(Dataset):
+    """The base MindSpore gives the datasets of images (and every pipeline step)."""
+
+
+class TextBaseDataset(Dataset):
+    """The base MindSpore gives the datasets of text (and every pipeline step)."""
+
+
+class AudioBaseDataset(Dataset):
+    """The base MindSpore gives the datasets of audio (and every pipeline step)."""
+
+
+class UnionBaseDataset(VisionBaseDataset, TextBaseDataset, AudioBaseDataset):
+    """The base of the pipeline steps (``MapDataset``, ``BatchDataset``, ...) and of ``GeneratorDataset``."""
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name

@@ -1,10 +1,11 @@
-"""Image datasets read from local files in their standard formats: MNIST and CIFAR-10.
+"""Image datasets read from local files in their standard formats: MNIST, CIFAR-10 and CIFAR-100.
 
 Nothing is downloaded: point ``dataset_dir`` at the files. MNIST is the four
 IDX files (``train-images-idx3-ubyte``, ``train-labels-idx1-ubyte``,
 ``t10k-images-idx3-ubyte``, ``t10k-labels-idx1-ubyte``); CIFAR-10 the binary
-version (``data_batch_1.bin`` ... ``data_batch_5.bin``, ``test_batch.bin``).
-Columns as MindSpore's: ``image`` (HWC, uint8) and ``label`` (uint32).
+version (``data_batch_1.bin`` ... ``data_batch_5.bin``, ``test_batch.bin``); CIFAR-100
+its binary version (``train.bin``, ``test.bin``). Columns as MindSpore's: ``image``
+(HWC, uint8) and ``label`` (uint32); CIFAR-100 ``image``, ``coarse_label``, ``fine_label``.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import os
 
 import numpy as np
 
-from .sources import SourceDataset, _Slices
+from .datasets import VisionBaseDataset
+from .sources import MappableDataset, _Slices
 
-__all__ = ["MnistDataset", "Cifar10Dataset"]
+__all__ = ["MnistDataset", "Cifar10Dataset", "Cifar100Dataset"]
 
 _USAGES = ("train", "test", "all")
 
@@ -41,10 +43,12 @@ def _read_idx(path, magic, what):
     return body.reshape(dims)
 
 
-class _ImageFolderFiles(SourceDataset):
-    def __init__(self, images, labels, num_samples, shuffle, num_shards, shard_id):
-        self._slices = _Slices([images, labels])
-        super().__init__(["image", "label"], num_samples, shuffle, num_shards, shard_id, random_access=True)
+class _ImageFolderFiles(MappableDataset, VisionBaseDataset):
+    def __init__(self, images, labels, num_samples, shuffle, num_shards, shard_id, sampler=None,
+                 num_parallel_workers=None, names=("image", "label")):
+        self._slices = _Slices([images, *labels] if isinstance(labels, tuple) else [images, labels])
+        super().__init__(list(names), num_samples, shuffle, num_shards, shard_id, random_access=True,
+                         num_parallel_workers=num_parallel_workers or 1, sampler=sampler)
 
     def _source(self):
         return self._slices
@@ -76,7 +80,8 @@ class MnistDataset(_ImageFolderFiles):
                 raise ValueError(f"MnistDataset: {len(x)} images but {len(y)} labels in {dataset_dir}")
             images.append(x[..., None])
             labels.append(y.astype(np.uint32))
-        super().__init__(np.concatenate(images), np.concatenate(labels), num_samples, shuffle, num_shards, shard_id)
+        super().__init__(np.concatenate(images), np.concatenate(labels), num_samples, shuffle, num_shards, shard_id,
+                         sampler, num_parallel_workers)
 
 
 class Cifar10Dataset(_ImageFolderFiles):
@@ -92,10 +97,34 @@ class Cifar10Dataset(_ImageFolderFiles):
             if not paths:
                 raise ValueError(f"Cifar10Dataset: no {' or '.join(names)} in {dataset_dir} for usage {part!r}")
             for path in paths:
-                raw = np.fromfile(path, np.uint8)
-                if raw.size % 3073:
-                    raise ValueError(f"Cifar10Dataset: {path} is not a CIFAR-10 binary batch (records of 3073 bytes)")
-                raw = raw.reshape(-1, 3073)
+                raw = _cifar_records(path, 3073, "Cifar10Dataset")
                 labels.append(raw[:, 0].astype(np.uint32))
                 images.append(raw[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1))
-        super().__init__(np.concatenate(images), np.concatenate(labels), num_samples, shuffle, num_shards, shard_id)
+        super().__init__(np.concatenate(images), np.concatenate(labels), num_samples, shuffle, num_shards, shard_id,
+                         sampler, num_parallel_workers)
+
+
+def _cifar_records(path, size, what):
+    raw = np.fromfile(path, np.uint8)
+    if raw.size % size:
+        raise ValueError(f"{what}: {path} is not a binary batch of records of {size} bytes")
+    return raw.reshape(-1, size)
+
+
+class Cifar100Dataset(_ImageFolderFiles):
+    """CIFAR-100 from ``train.bin``/``test.bin``: ``image`` (32, 32, 3) uint8, ``coarse_label`` and ``fine_label`` uint32."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        _check_dir(dataset_dir, "Cifar100Dataset")
+        records = []
+        for part in _usage(usage, "Cifar100Dataset"):
+            path = os.path.join(dataset_dir, f"{part}.bin")
+            if not os.path.exists(path):
+                raise ValueError(f"Cifar100Dataset: no {part}.bin in {dataset_dir} for usage {part!r}")
+            records.append(_cifar_records(path, 3074, "Cifar100Dataset"))
+        raw = np.concatenate(records)
+        images = raw[:, 2:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+        super().__init__(images, (raw[:, 0].astype(np.uint32), raw[:, 1].astype(np.uint32)), num_samples, shuffle,
+                         num_shards, shard_id, sampler, num_parallel_workers,
+                         names=("image", "coarse_label", "fine_label"))

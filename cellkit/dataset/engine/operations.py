@@ -17,7 +17,7 @@ from grain.experimental import (LimitIterDataset, RepeatIterDataset, WindowShuff
                                 WindowShuffleMapDataset, ZipIterDataset, ZipMapDataset)
 
 from .. import config
-from .datasets import _NODES, BatchInfo, Dataset, _columns_arg, _iterable, _PyIterDataset, _seed_of
+from .datasets import _NODES, BatchInfo, Dataset, UnionBaseDataset, _columns_arg, _iterable, _PyIterDataset, _seed_of
 
 __all__ = ["MapDataset", "BatchDataset", "ShuffleDataset", "RepeatDataset", "TakeDataset", "SkipDataset",
            "FilterDataset", "ProjectDataset", "RenameDataset", "ZipDataset", "ConcatDataset", "split"]
@@ -46,7 +46,7 @@ class _RowFn:
         return self.fn(row)
 
 
-class MapDataset(Dataset):
+class MapDataset(UnionBaseDataset):
     def __init__(self, parent, operations, input_columns, output_columns, num_parallel_workers,
                  python_multiprocessing):
         super().__init__([parent])
@@ -89,7 +89,7 @@ class MapDataset(Dataset):
         if len(values) != len(self.output_columns):
             raise ValueError(f"map: the operations returned {len(values)} columns, but output_columns names "
                              f"{len(self.output_columns)}: {self.output_columns}")
-        values = tuple(np.asarray(v) for v in values)
+        values = tuple(v if type(v) is np.ndarray else np.asarray(v) for v in values)
         if self._in_place:
             out = list(row)
             for i, v in zip(self._in, values):
@@ -105,7 +105,7 @@ class MapDataset(Dataset):
         return ds
 
 
-class BatchDataset(Dataset):
+class BatchDataset(UnionBaseDataset):
     def __init__(self, parent, batch_size, drop_remainder, per_batch_map, input_columns, output_columns):
         super().__init__([parent])
         self.batch_size = _positive_int(batch_size, "Input batch_size")
@@ -135,6 +135,8 @@ class BatchDataset(Dataset):
         counter = itertools.count()
 
         def collate(rows):
+            if self.per_batch_map is None:
+                return tuple(np.stack(col) for col in zip(*rows))
             columns = [list(col) for col in zip(*rows)]
             if self.per_batch_map is not None:
                 args = columns if index is None else [columns[i] for i in index]
@@ -152,7 +154,7 @@ class BatchDataset(Dataset):
         return parent.batch(self.batch_size, drop_remainder=self.drop_remainder, batch_fn=self._collate(epoch))
 
 
-class ShuffleDataset(Dataset):
+class ShuffleDataset(UnionBaseDataset):
     def __init__(self, parent, buffer_size):
         super().__init__([parent])
         self.buffer_size = _positive_int(buffer_size, "shuffle: buffer_size", lo=2)
@@ -163,7 +165,7 @@ class ShuffleDataset(Dataset):
         return cls(parent, window_size=self.buffer_size, seed=seed)
 
 
-class RepeatDataset(Dataset):
+class RepeatDataset(UnionBaseDataset):
     def __init__(self, parent, count):
         super().__init__([parent])
         if count is not None and count != -1:
@@ -197,7 +199,7 @@ class RepeatDataset(Dataset):
         return RepeatIterDataset(parent, None)
 
 
-class TakeDataset(Dataset):
+class TakeDataset(UnionBaseDataset):
     def __init__(self, parent, count):
         super().__init__([parent])
         self.count = -1 if count == -1 else _positive_int(count, "take: count")
@@ -217,7 +219,7 @@ class TakeDataset(Dataset):
         return LimitIterDataset(parent, self.count)
 
 
-class SkipDataset(Dataset):
+class SkipDataset(UnionBaseDataset):
     def __init__(self, parent, count):
         super().__init__([parent])
         self.count = _positive_int(count, "skip: count", lo=0)
@@ -233,7 +235,7 @@ class SkipDataset(Dataset):
         return _PyIterDataset(lambda: itertools.islice(parent, self.count, None))
 
 
-class FilterDataset(Dataset):
+class FilterDataset(UnionBaseDataset):
     def __init__(self, parent, predicate, input_columns):
         super().__init__([parent])
         if not callable(predicate):
@@ -252,7 +254,7 @@ class FilterDataset(Dataset):
         return self.children[0]._build(_seed_of(seed, 0), epoch).filter(self._keep)
 
 
-class ProjectDataset(Dataset):
+class ProjectDataset(UnionBaseDataset):
     def __init__(self, parent, columns):
         super().__init__([parent])
         self.columns = _columns_arg(columns, "project: columns")
@@ -266,7 +268,7 @@ class ProjectDataset(Dataset):
         return self.children[0]._build(_seed_of(seed, 0), epoch).map(lambda row: tuple(row[i] for i in index))
 
 
-class RenameDataset(Dataset):
+class RenameDataset(UnionBaseDataset):
     def __init__(self, parent, input_columns, output_columns):
         super().__init__([parent])
         old = _columns_arg(input_columns, "rename: input_columns")
@@ -284,7 +286,7 @@ class RenameDataset(Dataset):
         return self.children[0]._build(_seed_of(seed, 0), epoch)
 
 
-class ZipDataset(Dataset):
+class ZipDataset(UnionBaseDataset):
     def __init__(self, datasets):
         super().__init__(datasets)
         names = [c for d in datasets for c in d.get_col_names()]
@@ -310,7 +312,7 @@ class ZipDataset(Dataset):
         return ZipIterDataset([_iterable(p) for p in parts], strict=False).map(flat)
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(UnionBaseDataset):
     def __init__(self, datasets):
         super().__init__(datasets)
         names = [d.get_col_names() for d in datasets]
@@ -328,7 +330,7 @@ class ConcatDataset(Dataset):
         return _PyIterDataset(lambda: itertools.chain.from_iterable(parts))
 
 
-class _SplitDataset(Dataset):
+class _SplitDataset(UnionBaseDataset):
     """Rows ``index`` of the parent's rows, in that order."""
 
     def __init__(self, parent, index):

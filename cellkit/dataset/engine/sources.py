@@ -24,9 +24,10 @@ import numbers
 import grain
 import numpy as np
 
-from .datasets import Dataset, _as_row, _PyIterDataset
+from .datasets import Dataset, UnionBaseDataset, _as_row, _PyIterDataset
+from .samplers import as_sampler
 
-__all__ = ["GeneratorDataset", "NumpySlicesDataset", "SourceDataset"]
+__all__ = ["GeneratorDataset", "NumpySlicesDataset", "SourceDataset", "MappableDataset"]
 
 
 def _check_count(value, what, lo=1):
@@ -41,8 +42,17 @@ class SourceDataset(Dataset):
     """A dataset read from a source: random access (``_rows``/``_len``) or an iterable (``_iter``)."""
 
     def __init__(self, column_names, num_samples, shuffle, num_shards, shard_id, random_access,
-                 num_parallel_workers=1):
+                 num_parallel_workers=1, sampler=None):
         super().__init__()
+        what = type(self).__name__
+        self.sampler = as_sampler(sampler, what)
+        if self.sampler is not None:
+            if not random_access:
+                raise ValueError(f"{what}: sampler is not supported if source does not have attribute '__getitem__'")
+            if not (num_samples is None and shuffle is None and num_shards is None and shard_id is None):
+                raise ValueError(f"{what}: conflicting arguments during sampler assignments: a sampler excludes "
+                                 f"num_samples ({num_samples}), shuffle ({shuffle}), num_shards ({num_shards}) "
+                                 f"and shard_id ({shard_id})")
         self.workers = _check_count(num_parallel_workers, "num_parallel_workers") or 1
         self._names = list(column_names)
         self.num_samples = _check_count(num_samples, "num_samples", lo=0)
@@ -68,6 +78,8 @@ class SourceDataset(Dataset):
         if not self.random_access:
             return self.num_samples if self.num_samples is not None and self._len_hint() is None else (
                 None if self._len_hint() is None else self._limit(self._len_hint()))
+        if self.sampler is not None:
+            return self.sampler.count(self._len())
         return self._limit(self._len())
 
     def _len_hint(self):
@@ -82,6 +94,9 @@ class SourceDataset(Dataset):
         if not self.random_access:
             return _PyIterDataset(self._limited_iter)
         ds = grain.MapDataset.source(self._source()).map(self._to_row)
+        if self.sampler is not None:
+            index = self.sampler.indices(len(ds), np.random.default_rng(seed)).tolist()
+            return grain.MapDataset.source(index).map(ds.__getitem__)
         if self.shuffle_rows:
             ds = ds.shuffle(seed=seed)
         if self.num_shards is not None:
@@ -110,7 +125,11 @@ class SourceDataset(Dataset):
         return row
 
 
-class GeneratorDataset(SourceDataset):
+class MappableDataset(SourceDataset):
+    """A source whose rows can be read in any order: the kind that takes a ``sampler``."""
+
+
+class GeneratorDataset(MappableDataset, UnionBaseDataset):
     """Rows from Python: a random-access object, a generator function or an iterable."""
 
     def __init__(self, source, column_names=None, column_types=None, schema=None, num_samples=None,
@@ -119,15 +138,13 @@ class GeneratorDataset(SourceDataset):
         if column_names is None:
             raise ValueError("GeneratorDataset: column_names must be given (a name or a list of names)")
         names = [column_names] if isinstance(column_names, str) else list(column_names)
-        if sampler is not None:
-            raise NotImplementedError("GeneratorDataset: sampler is not supported; use shuffle, num_shards "
-                                      "and shard_id (see docs/differences.md)")
         random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if not random_access and not callable(source) and not hasattr(source, "__iter__"):
             raise TypeError("GeneratorDataset: source must be random-access (__getitem__ and __len__), a "
                             f"generator function or an iterable, got {type(source).__name__}")
         self.source = source
-        super().__init__(names, num_samples, shuffle, num_shards, shard_id, random_access, num_parallel_workers)
+        super().__init__(names, num_samples, shuffle, num_shards, shard_id, random_access, num_parallel_workers,
+                         sampler)
 
     def _source(self):
         return self.source
@@ -155,7 +172,7 @@ class _Slices:
         return tuple(c[i] for c in self.columns)
 
 
-class NumpySlicesDataset(SourceDataset):
+class NumpySlicesDataset(GeneratorDataset):
     """Rows sliced along the first axis of arrays: a list, a tuple of columns or a dict of columns."""
 
     def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1, shuffle=None,
@@ -177,11 +194,9 @@ class NumpySlicesDataset(SourceDataset):
         if any(c.ndim == 0 for c in columns) or len({len(c) for c in columns}) > 1:
             raise ValueError("NumpySlicesDataset: every column must have the same (non-zero) first dimension, "
                              f"got shapes {[c.shape for c in columns]}")
-        if sampler is not None:
-            raise NotImplementedError("NumpySlicesDataset: sampler is not supported; use shuffle, num_shards "
-                                      "and shard_id (see docs/differences.md)")
-        self._slices = _Slices(columns)
-        super().__init__(names, num_samples, shuffle, num_shards, shard_id, True, num_parallel_workers)
+        self._slices = self.source = _Slices(columns)
+        SourceDataset.__init__(self, names, num_samples, shuffle, num_shards, shard_id, True, num_parallel_workers,
+                               sampler)
 
     def _source(self):
         return self._slices

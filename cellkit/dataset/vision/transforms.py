@@ -12,11 +12,11 @@ array([2., 2., 2.], dtype=float32)
 from __future__ import annotations
 
 import enum
-import io
 import numbers
 
 import numpy as np
 
+from ..engine.datasets_files import decode_image
 from ..transforms.transforms import RandomTensorOperation, TensorOperation
 
 __all__ = ["Inter", "Border", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "CenterCrop", "Crop",
@@ -95,16 +95,11 @@ class Decode(TensorOperation):
         self.to_pil = to_pil
 
     def apply(self, rng, data):
-        try:
+        image = decode_image(data, "Decode")
+        if self.to_pil:
             from PIL import Image
-        except ImportError as e:  # pragma: no cover - Pillow comes with matplotlib
-            raise ImportError("Decode needs Pillow: python -m pip install pillow") from e
-        raw = data.tobytes() if isinstance(data, np.ndarray) else bytes(data)
-        try:
-            image = Image.open(io.BytesIO(raw)).convert("RGB")
-        except Exception as e:  # noqa: BLE001 - Pillow raises several types
-            raise RuntimeError(f"Decode: the data is not an image Pillow can read ({e})") from None
-        return image if self.to_pil else np.asarray(image)
+            return Image.fromarray(image)
+        return image
 
 
 class Resize(TensorOperation):
@@ -136,7 +131,10 @@ class Rescale(TensorOperation):
         self.rescale, self.shift = float(rescale), float(shift)
 
     def apply(self, rng, img):
-        return (np.asarray(img, np.float32) * self.rescale + self.shift).astype(np.float32)
+        out = np.multiply(img, np.float32(self.rescale), dtype=np.float32)  # a new array: add in place
+        if self.shift:
+            out += np.float32(self.shift)
+        return out
 
 
 class Normalize(TensorOperation):

@@ -16,6 +16,10 @@ from .rmsprop import RMSProp
 from .adagrad import Adagrad, ProximalAdagrad, Adadelta, FTRL
 from .adamax import AdaMax, LazyAdam, Lamb
 from .rprop import Rprop, ASGD
+from .adafactor import AdaFactor
+from .lars import LARS
+from .offload import AdamOffload, AdaSumByGradWrapCell, AdaSumByDeltaWeightWrapCell, thor
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "RMSProp", "Adagrad",
-           "ProximalAdagrad", "Adadelta", "FTRL", "AdaMax", "LazyAdam", "Lamb", "Rprop", "ASGD"]
+           "ProximalAdagrad", "Adadelta", "FTRL", "AdaMax", "LazyAdam", "Lamb", "Rprop", "ASGD", "AdaFactor", "LARS", "AdamOffload",
+           "AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell", "thor"]

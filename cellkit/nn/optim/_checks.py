@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numbers
 
+from ...parameter import Parameter
+
 
 def check_float(owner, name, value, *, minimum=None, exclusive_min=False, maximum=None,
                 exclusive_max=False) -> float:
@@ -34,3 +36,13 @@ def check_type_float(owner, name, value) -> float:
         raise TypeError(f"For '{owner}', the type of '{name}' should be 'float', but got type "
                         f"'{type(value).__name__}'.")
     return value
+
+
+def is_number(x) -> bool:
+    """A real number that is not a bool."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def value_of(x):
+    """A Parameter's value, anything else unchanged."""
+    return x.value if isinstance(x, Parameter) else x

@@ -63,7 +63,6 @@ gradients must come in that order). Groups become an ``optax.partition``.
 from __future__ import annotations
 
 import functools
-import numbers
 
 import jax
 import jax.numpy as jnp
@@ -73,46 +72,14 @@ import optax
 from ... import ops
 from ...cell import Cell
 from ...parameter import Parameter, ParameterTuple
+from ._checks import is_number, value_of
+from .lr_source import LearningRates
+from .param_groups import ParameterGroups
 
 __all__ = ["Optimizer"]
 
-_GROUP_KEYS = ("params", "lr", "weight_decay", "order_params", "grad_centralization")
 
-
-def _is_number(x) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool)
-
-
-def _value(x):
-    return x.value if isinstance(x, Parameter) else x
-
-
-class _Schedule(Cell):
-    """A callable of the step (an optax schedule, say) as a learning-rate Cell."""
-
-    def __init__(self, fn):
-        super().__init__(auto_prefix=False)
-        self.fn = fn
-
-    def construct(self, global_step):
-        return self.fn(jnp.reshape(global_step, ()))
-
-    def extend_repr(self):
-        return getattr(self.fn, "__name__", type(self.fn).__name__)
-
-
-def _lr_at(values, step, owner):
-    """``values[step]`` for a list learning rate; past the end: an error eagerly, the last entry when traced."""
-    n = values.shape[0]
-    if not isinstance(step, jax.core.Tracer):
-        s = int(step)
-        if s >= n:
-            raise IndexError(f"For '{owner}', the learning-rate list has {n} entries but the optimizer is at "
-                             f"step {s} (global_step); give one rate per step")
-    return jnp.take(values, step, mode="clip")
-
-
-class Optimizer(Cell):
+class Optimizer(ParameterGroups, LearningRates, Cell):
     """Base class of optimizers: Parameters, learning rate, weight decay, groups, ``global_step``.
 
     Args:
@@ -151,11 +118,15 @@ class Optimizer(Cell):
     _decoupled_weight_decay = False
     # optax state fields holding one scalar per Parameter (stored per Parameter all the same).
     _scalar_slots: frozenset = frozenset()
+    # False where MindSpore's optimizer does not divide the gradients by loss_scale (AdaFactor).
+    _scales_gradients = True
+    # Set by a wrapper (LARS) that applies the weight decay and loss scaling itself.
+    _decay_and_scale_outside = False
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
         name = self.cls_name
-        if isinstance(loss_scale, bool) or not _is_number(loss_scale) or not loss_scale > 0:
+        if isinstance(loss_scale, bool) or not is_number(loss_scale) or not loss_scale > 0:
             raise ValueError(f"For '{name}', the 'loss_scale' must be float and must > 0, but got {loss_scale!r}.")
         self.loss_scale = float(loss_scale)
         global_wd = self._check_weight_decay(weight_decay)
@@ -207,204 +178,6 @@ class Optimizer(Cell):
         self._group_of = tuple(group_of)
         self.tx = None
 
-    # ----- argument handling -------------------------------------------------------
-
-    def _check_weight_decay(self, weight_decay) -> float:
-        if isinstance(weight_decay, Cell):
-            raise TypeError(f"For '{self.cls_name}', a Cell (dynamic) weight_decay is not supported; pass a float.")
-        if not _is_number(weight_decay):
-            raise TypeError(f"For '{self.cls_name}', the argument 'weight_decay' must be int or float, but got "
-                            f"{type(weight_decay).__name__}.")
-        if weight_decay < 0:
-            raise ValueError(f"For '{self.cls_name}', the 'weight_decay' must be float and must >= 0, but got "
-                             f"'{weight_decay}'.")
-        return float(weight_decay)
-
-    def _parse_parameters(self, parameters):
-        """(ordered Parameter list, [(dict index, group dict)] or None)."""
-        name = self.cls_name
-        if isinstance(parameters, (Parameter, dict)) or parameters is None:
-            raise TypeError(f"For '{name}', 'params' must be a list of Parameters or of group dicts, got "
-                            f"{type(parameters).__name__}.")
-        try:
-            items = list(parameters)
-        except TypeError:
-            raise TypeError(f"For '{name}', 'params' must be a list of Parameters or of group dicts, got "
-                            f"{type(parameters).__name__}.") from None
-        if not items:
-            raise ValueError(f"For '{name}', the argument 'params' must not be empty.")
-        if all(isinstance(x, Parameter) for x in items):
-            self._check_unique(items)
-            return items, None
-        if not all(isinstance(x, dict) for x in items):
-            raise TypeError(f"For '{name}', all elements of 'params' must be Parameters, or all must be group "
-                            "dicts.")
-        groups, params, order = [], [], None
-        for gi, d in enumerate(items):
-            bad = [k for k in d if k not in _GROUP_KEYS]
-            if bad:
-                raise KeyError(f"For '{name}', the keys of a parameter group must be among {list(_GROUP_KEYS)}, "
-                               f"but got {bad}.")
-            if "order_params" in d:
-                if len(d) > 1:
-                    raise ValueError(f"For '{name}', the 'order_params' dict must have no other key, but got "
-                                     f"{list(d)}.")
-                order = list(d["order_params"])
-                continue
-            if d.get("grad_centralization"):
-                raise NotImplementedError(f"For '{name}', grad_centralization=True is not supported.")
-            group = list(d.get("params", ()))
-            if not group:
-                raise ValueError(f"For '{name}', parameter group {gi} has no 'params'.")
-            for j, p in enumerate(group):
-                if not isinstance(p, Parameter):
-                    raise TypeError(f"For '{name}', element {j} of group {gi}'s 'params' is a "
-                                    f"{type(p).__name__}, expected a Parameter.")
-            groups.append((gi, dict(d, params=group)))
-            params += group
-        self._check_unique(params)
-        if order is not None:
-            if len(order) != len(params) or {id(p) for p in order} != {id(p) for p in params}:
-                raise ValueError(f"For '{name}', 'order_params' must list exactly the Parameters of the groups "
-                                 f"({len(params)}), but got {len(order)} that differ.")
-            params = order
-        return params, groups
-
-    def _check_unique(self, params) -> None:
-        seen = set()
-        for p in params:
-            if id(p) in seen:
-                raise RuntimeError(f"For '{self.cls_name}', the {p.name} parameter already exists, it does not "
-                                   "support repeated setting; pass each Parameter once.")
-            seen.add(id(p))
-
-    def _build_lr(self, lr, name):
-        """A Parameter (fixed or list learning rate) or a Cell (schedule)."""
-        owner = self.cls_name
-        if isinstance(lr, Parameter):
-            lr = lr.value
-        if isinstance(lr, bool):
-            raise TypeError(f"For '{owner}', the learning rate must be a float, Tensor, list or schedule, "
-                            "not a bool.")
-        if _is_number(lr):
-            if lr < 0:
-                raise ValueError(f"For '{owner}', the 'learning rate' must be float and must >= 0, but got "
-                                 f"'{lr}'.")
-            return Parameter(jnp.asarray(float(lr), jnp.float32), name=name, requires_grad=False)
-        if isinstance(lr, Cell):
-            return lr
-        if isinstance(lr, (jax.Array, np.ndarray, list, tuple)):
-            arr = np.asarray(lr, np.float32)
-            if arr.ndim > 1:
-                raise ValueError(f"For '{owner}', a Tensor learning rate must have 0 or 1 dimensions, but got "
-                                 f"{arr.ndim}.")
-            if arr.size == 0:
-                raise ValueError(f"For '{owner}', the learning-rate list must not be empty.")
-            if (arr < 0).any():
-                raise ValueError(f"For '{owner}', learning rates must be >= 0, but got {arr.tolist()}.")
-            return Parameter(jnp.asarray(arr), name=name, requires_grad=False)
-        if callable(lr):
-            return _Schedule(lr)
-        raise TypeError(f"For '{owner}', the argument 'learning_rate' must be int, float, Tensor, Iterable, "
-                        f"a LearningRateSchedule Cell or a callable of the step, but got {type(lr).__name__}.")
-
-    @staticmethod
-    def _lr_kind(source) -> str:
-        if isinstance(source, Parameter):
-            return "fixed" if source.ndim == 0 else "list"
-        return "cell"
-
-    # ----- learning rate ---------------------------------------------------------------
-
-    def _lr_source(self, group):
-        if not self.is_group_lr:
-            return self.learning_rate
-        return self.learning_rate[self._groups[group][2]]
-
-    def _group_lr(self, group, step):
-        """The learning rate of ``group`` at ``step`` (an int32 scalar), as a float32 scalar."""
-        kind = self._groups[group][1]
-        source = self._lr_source(group)
-        if kind == "fixed":
-            lr = source.value
-        elif kind == "list":
-            lr = _lr_at(source.value, step, self.cls_name)
-        else:
-            lr = _value(source(jnp.reshape(step, (1,))))
-        return jnp.reshape(jnp.asarray(lr, jnp.float32), ())
-
-    def get_lr(self):
-        """The learning rate of the current step (the ``learning_rate`` Parameter when it is fixed).
-
-        With group learning rates, a tuple with one entry per Parameter.
-        Reading it does not advance ``global_step``.
-
-        >>> import cellkit as ms
-        >>> from cellkit import nn
-        >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
-        >>> nn.SGD([w], learning_rate=[0.1, 0.01]).get_lr()
-        Array(0.1, dtype=float32)
-        """
-        step = jnp.reshape(self.global_step.value, ())
-        if not self.is_group_lr:
-            if self._groups[0][1] == "fixed":
-                return self.learning_rate
-            return self._group_lr(0, step)
-        lrs = [self._lr_source(g) if self._groups[g][1] == "fixed" else self._group_lr(g, step)
-               for g in range(len(self._groups))]
-        return tuple(lrs[g] for g in self._group_of)
-
-    def get_lr_parameter(self, param):
-        """The learning-rate Parameter (or schedule) used for ``param`` (a Parameter or a list of them).
-
-        >>> import cellkit as ms
-        >>> from cellkit import nn
-        >>> a = ms.Parameter(ms.Tensor([1.0]), name="a")
-        >>> b = ms.Parameter(ms.Tensor([1.0]), name="b")
-        >>> opt = nn.SGD([{'params': [a], 'lr': 0.05}, {'params': [b]}], learning_rate=0.1)
-        >>> [p.name for p in opt.get_lr_parameter([a, b])]
-        ['learning_rate_group_0', 'learning_rate']
-        """
-        items = [param] if isinstance(param, Parameter) else param
-        if not isinstance(items, (list, tuple)):
-            raise TypeError(f"For 'get_lr_parameter', the 'param' must be 'Parameter' or 'list' type, but got "
-                            f"{type(param).__name__}.")
-        ids = [id(p) for p in self.parameters]
-        out = []
-        for p in items:
-            if id(p) not in ids:
-                raise ValueError(f"For 'get_lr_parameter', the parameter {getattr(p, 'name', p)} is not in "
-                                 "the optimizer.")
-            source = self._lr_source(self._group_of[ids.index(id(p))])
-            out.append(source.fn if isinstance(source, _Schedule) else source)
-        return out[0] if isinstance(param, Parameter) else out
-
-    def get_weight_decay(self):
-        """The weight decay: a float, or with groups a tuple with one entry per Parameter.
-
-        >>> import cellkit as ms
-        >>> from cellkit import nn
-        >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
-        >>> nn.SGD([w], weight_decay=0.01).get_weight_decay()
-        0.01
-        """
-        return self.weight_decay
-
-    # ----- helpers for hand-written construct methods (MindSpore's API) ------------------
-
-    def decay_weight(self, gradients):
-        """``g + weight_decay * loss_scale * w`` for the decayed Parameters (grads are loss-scaled).
-
-        >>> import cellkit as ms
-        >>> from cellkit import nn
-        >>> w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
-        >>> nn.SGD([w], weight_decay=0.5).decay_weight((ms.Tensor([0.0, 0.0]),))
-        (Array([0.5, 1. ], dtype=float32),)
-        """
-        wds = self.weight_decay if self.is_group else (self.weight_decay,) * len(self.parameters)
-        return tuple(_value(g) + wd * self.loss_scale * p.value if flag and wd > 0 else _value(g)
-                     for g, p, wd, flag in zip(gradients, self.parameters, wds, self.decay_flags))
-
     def scale_grad(self, gradients):
         """``g / loss_scale`` for every gradient.
 
@@ -415,8 +188,8 @@ class Optimizer(Cell):
         (Array([0.5], dtype=float32),)
         """
         if self.loss_scale == 1.0:
-            return tuple(_value(g) for g in gradients)
-        return tuple(_value(g) / self.loss_scale for g in gradients)
+            return tuple(value_of(g) for g in gradients)
+        return tuple(value_of(g) / self.loss_scale for g in gradients)
 
     # ----- the optax transformation ---------------------------------------------------
 
@@ -450,24 +223,17 @@ class Optimizer(Cell):
     def _group_transformation(self, weight_decay, decay_mask):
         def factory(learning_rate):
             parts = []
-            if self.loss_scale != 1.0:
+            outside = self._decay_and_scale_outside
+            if self.loss_scale != 1.0 and self._scales_gradients and not outside:
                 parts.append(optax.scale(1.0 / self.loss_scale))
-            if not self._decoupled_weight_decay and weight_decay > 0:
+            if not self._decoupled_weight_decay and weight_decay > 0 and not outside:
                 parts.append(optax.add_decayed_weights(weight_decay, decay_mask))
-            parts.append(self.update_rule(learning_rate, weight_decay, decay_mask))
+            parts.append(self.update_rule(learning_rate, 0.0 if outside else weight_decay, decay_mask))
             return optax.chain(*parts)
         return optax.inject_hyperparams(factory, hyperparam_dtype=jnp.float32)(learning_rate=0.0)
 
-    def init_optax(self) -> None:
-        """Build ``self.tx`` and store its initial state as Parameters (call at the end of ``__init__``).
-
-        Each optax state leaf becomes a Parameter: per-parameter leaves go into a
-        ``ParameterTuple`` attribute named by ``_slot_names`` (``<prefix>.<param
-        name>``, or a format such as ``'mu_{}'``: attribute ``mu``, names
-        ``mu_<param name>``), step counters are ``global_step`` and the injected learning
-        rate is recomputed on each call; anything else goes to ``optax_state``.
-        See :meth:`update_rule` for an example.
-        """
+    def _build_tx(self):
+        """(the optax transformation of all groups, the group label of each Parameter or None)."""
         if len(self._groups) == 1:
             # One group: the decay mask is the name filter (or all True with groups).
             wd = self._groups[0][3] if any(self.decay_flags) else 0.0
@@ -480,6 +246,31 @@ class Optimizer(Cell):
                           for g, group in enumerate(self._groups)}
             labels = tuple(f"group_{g}" for g in self._group_of)
             tx = optax.partition(transforms, labels)
+        return tx, labels
+
+    def _rebuild_tx(self) -> None:
+        """Build ``tx`` again after a change that adds or removes only stateless parts (LARS taking over
+        the weight decay and loss scaling); the state Parameters stay as they are."""
+        if self.tx is None:
+            return
+        tx, _ = self._build_tx()
+        treedef = jax.tree_util.tree_structure(tx.init(tuple(p.value for p in self.parameters)))
+        if treedef.num_leaves != self._state_treedef.num_leaves:
+            raise RuntimeError(f"{self.cls_name}: rebuilding the optax transformation changed its state")
+        self.tx, self._state_treedef = tx, treedef
+        self._update_fn = jax.jit(functools.partial(_optax_step, tx, treedef))
+
+    def init_optax(self) -> None:
+        """Build ``self.tx`` and store its initial state as Parameters (call at the end of ``__init__``).
+
+        Each optax state leaf becomes a Parameter: per-parameter leaves go into a
+        ``ParameterTuple`` attribute named by ``_slot_names`` (``<prefix>.<param
+        name>``, or a format such as ``'mu_{}'``: attribute ``mu``, names
+        ``mu_<param name>``), step counters are ``global_step`` and the injected learning
+        rate is recomputed on each call; anything else goes to ``optax_state``.
+        See :meth:`update_rule` for an example.
+        """
+        tx, labels = self._build_tx()
         values = tuple(p.value for p in self.parameters)
         state = tx.init(values)
         flat, treedef = jax.tree_util.tree_flatten_with_path(state)
@@ -584,7 +375,7 @@ class Optimizer(Cell):
                              "Parameters; pass them in the order of optimizer.parameters.")
         grads = []
         for g, p in zip(gradients, self.parameters):
-            g = jnp.asarray(_value(g))
+            g = jnp.asarray(value_of(g))
             if tuple(g.shape) != p.shape:
                 raise ValueError(f"For '{name}', the gradient of Parameter '{p.name}' has shape "
                                  f"{tuple(g.shape)}, expected {p.shape}.")

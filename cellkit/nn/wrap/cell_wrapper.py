@@ -295,6 +295,15 @@ def _micro_batch(inputs, i, n):
     return out
 
 
+def _sum_over_micro_batches(network, inputs, n):
+    """``network`` run on each of ``n`` slices of the inputs, one after another; the outputs summed."""
+    ret = None
+    for i in range(n):
+        out = network(*_micro_batch(inputs, i, n))
+        ret = out if ret is None else ret + out
+    return ret
+
+
 class GradAccumulationCell(Cell):
     """Splits every input into ``micro_size`` slices along axis 0 and returns the sum of ``network``'s outputs.
 
@@ -316,11 +325,7 @@ class GradAccumulationCell(Cell):
         self.micro_size = micro_size
 
     def construct(self, *inputs):
-        ret = None
-        for i in range(self.micro_size):
-            out = self.network(*_micro_batch(inputs, i, self.micro_size))
-            ret = out if ret is None else ret + out
-        return ret
+        return _sum_over_micro_batches(self.network, inputs, self.micro_size)
 
 
 class MicroBatchInterleaved(Cell):

@@ -1,0 +1,5 @@
+"""cellkit's version."""
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]
