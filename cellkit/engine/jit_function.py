@@ -323,8 +323,11 @@ class JitFunction(Transformed):
         >>> w = ms.Parameter(ms.ops.ones((256,)), name="w")
         >>> step = ms.jit(lambda x: ops.assign(w, w * x))
         >>> mem = step.lower(ms.Tensor(2.0)).compile().memory_analysis()
-        >>> mem.alias_size_in_bytes   # w's buffer is reused for its new value
-        1024
+        >>> mem.argument_size_in_bytes, mem.output_size_in_bytes   # w and x in; w's new value out
+        (1028, 1024)
+
+        ``alias_size_in_bytes`` is the part of the output written into a donated
+        argument's buffer (1024 here, w's, while donation is on).
         """
         if local.frame is not None:
             raise RuntimeError("cellkit.jit(...).lower() cannot be called inside another transform")
