@@ -58,7 +58,8 @@ def assert_same(ours, expected, where, rtol=1e-4, atol=1e-5):
         if expected.dtype.kind in "biu":
             np.testing.assert_array_equal(got, expected, err_msg=where)
         else:
-            np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol,
+            wide = np.complex128 if "c" in (got.dtype.kind, expected.dtype.kind) else np.float64
+            np.testing.assert_allclose(got.astype(wide), expected.astype(wide), rtol=rtol, atol=atol,
                                        equal_nan=True, err_msg=where)
         return
     if isinstance(expected, (bool, int, float)):
