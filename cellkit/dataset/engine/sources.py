@@ -93,7 +93,10 @@ class SourceDataset(Dataset):
     def _build(self, seed, epoch):
         if not self.random_access:
             return _PyIterDataset(self._limited_iter)
-        ds = grain.MapDataset.source(self._source()).map(self._to_row)
+        source = self._source()
+        ds = grain.MapDataset.source(source)
+        if not getattr(source, "rows_are_tuples", False):
+            ds = ds.map(self._to_row)
         if self.sampler is not None:
             index = self.sampler.indices(len(ds), np.random.default_rng(seed)).tolist()
             return grain.MapDataset.source(index).map(ds.__getitem__)
@@ -168,8 +171,10 @@ class _Slices:
     def __len__(self):
         return len(self.columns[0])
 
+    rows_are_tuples = True  # rows are already tuples of arrays: the source needs no conversion step
+
     def __getitem__(self, i):
-        return tuple(c[i] for c in self.columns)
+        return tuple(c[i, ...] for c in self.columns)  # ``[i, ...]``: a 0-d array, not a NumPy scalar
 
 
 class NumpySlicesDataset(GeneratorDataset):
