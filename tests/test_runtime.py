@@ -1,5 +1,6 @@
 """cellkit.runtime (streams, events, memory), cellkit.device_manager and cellkit.Profiler."""
 
+import gc
 import json
 import os
 
@@ -43,9 +44,14 @@ def test_stream_and_event_errors_name_the_argument():
 def test_memory_figures_follow_live_arrays():
     ms.synchronize()
     ms.reset_peak_memory_stats()
-    before = ms.memory_allocated()
-    big = jnp.zeros((1024, 256), jnp.float32).block_until_ready()
-    during = ms.memory_allocated()
+    gc.collect()
+    gc.disable()  # no other array is freed between the two readings
+    try:
+        before = ms.memory_allocated()
+        big = jnp.zeros((1024, 256), jnp.float32).block_until_ready()
+        during = ms.memory_allocated()
+    finally:
+        gc.enable()
     assert during - before >= big.nbytes or jax.default_backend() != "cpu"
     assert ms.max_memory_allocated() >= during
     del big
