@@ -38,6 +38,10 @@ import numpy as np
 
 from ...cell import Cell
 from ...parameter import Parameter
+from ...ops.function.loss_func import _class_axis, _labels_in_range
+from ...ops.function.loss_func import check_ignore_index as _check_ignore_index
+from ...ops.function.loss_func import nll as _nll
+from ...ops.function.loss_func import reduce_loss as _reduce
 
 __all__ = ["LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss",
            "BCEWithLogitsLoss", "SoftmaxCrossEntropyWithLogits"]
@@ -63,28 +67,6 @@ def _is_float(x) -> bool:
 
 def _is_int(x) -> bool:
     return jnp.issubdtype(x.dtype, jnp.integer)
-
-
-def _reduce(loss, reduction):
-    if reduction == "mean":
-        return jnp.mean(loss)
-    if reduction == "sum":
-        return jnp.sum(loss)
-    return loss
-
-
-def _labels_in_range(name, labels, n_classes, ignore_index=None) -> None:
-    """Eagerly (concrete labels only), refuse class indices outside ``[0, n_classes)``."""
-    if isinstance(labels, jax.core.Tracer):
-        return
-    values = np.asarray(labels)
-    if ignore_index is not None:
-        values = values[values != ignore_index]
-    if values.size and (values.min() < 0 or values.max() >= n_classes):
-        bad = values[(values < 0) | (values >= n_classes)][0]
-        raise ValueError(f"For '{name}', the class indices in 'labels' must be in [0, {n_classes})"
-                         + (f" or equal ignore_index={ignore_index}" if ignore_index is not None else "")
-                         + f", but got {int(bad)}.")
 
 
 def _class_logits(name, logits):
@@ -280,65 +262,6 @@ def _class_weight(name, weight):
         raise TypeError(f"For '{name}', 'weight' must be a 1-D float Tensor of shape (C,), but got shape "
                         f"{tuple(weight.shape)} and dtype {weight.dtype}.")
     return weight
-
-
-def _check_ignore_index(name, ignore_index) -> int:
-    if isinstance(ignore_index, bool) or not isinstance(ignore_index, (int, np.integer)):
-        raise TypeError(f"For '{name}', 'ignore_index' must be an int, but got {type(ignore_index).__name__}.")
-    return int(ignore_index)
-
-
-def _class_axis(x) -> int:
-    return 0 if x.ndim == 1 else 1
-
-
-def _nll(name, logp, labels, weight, ignore_index, reduction, label_smoothing):
-    """MindSpore's (= PyTorch's) negative log-likelihood on class indices, with label smoothing.
-
-    ``logp`` is (C,), (N, C) or (N, C, d1, ...); ``labels`` has ``logp``'s shape
-    without the class axis. ``'mean'`` divides by the summed weights of the
-    non-ignored targets.
-    """
-    axis = _class_axis(logp)
-    n_classes = logp.shape[axis]
-    expected = logp.shape[:axis] + logp.shape[axis + 1:]
-    if tuple(labels.shape) != tuple(expected):
-        raise ValueError(f"For '{name}', the shape of 'logits' should be (N, C, d_0, d_1, ...) and the shape "
-                         f"of 'labels' (N, d_0, d_1, ...), but got 'logits' shape {tuple(logp.shape)} and "
-                         f"'labels' shape {tuple(labels.shape)}.")
-    if weight is not None and weight.shape[0] != n_classes:
-        raise ValueError(f"For '{name}', 'weight' must have one entry per class ({n_classes}), but got "
-                         f"shape {tuple(weight.shape)}.")
-    _labels_in_range(name, labels, n_classes, ignore_index)
-    keep = labels != ignore_index
-    safe = jnp.where(keep, labels, 0)
-    picked = jnp.squeeze(jnp.take_along_axis(logp, jnp.expand_dims(safe, axis), axis=axis), axis)
-    if weight is None:
-        w_y = jnp.ones_like(picked)
-        w_c = jnp.ones((n_classes,), logp.dtype)
-    else:
-        w_c = weight.astype(logp.dtype)
-        w_y = w_c[safe]
-    w_y = jnp.where(keep, w_y, 0.0)
-    loss = -w_y * picked
-    smooth = None
-    if label_smoothing > 0.0:
-        shape = [1] * logp.ndim
-        shape[axis] = n_classes
-        smooth = -jnp.sum(logp * w_c.reshape(shape), axis=axis)
-        smooth = jnp.where(keep, smooth, 0.0)
-    if reduction == "mean":
-        total = jnp.sum(w_y)
-        loss = jnp.sum(loss) / total
-        if smooth is not None:
-            smooth = jnp.sum(smooth) / total
-    elif reduction == "sum":
-        loss = jnp.sum(loss)
-        if smooth is not None:
-            smooth = jnp.sum(smooth)
-    if smooth is None:
-        return loss
-    return (1.0 - label_smoothing) * loss + (label_smoothing / n_classes) * smooth
 
 
 class CrossEntropyLoss(LossBase):
