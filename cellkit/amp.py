@@ -32,19 +32,14 @@ from . import dtype as mstype
 from .cell import Cell, _call_failed, precision_call, special_call
 from .engine import Frame, _Active, _apply_writes
 from .parameter import Parameter, bump_structure, local
-from .train._loss_scale_cell import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,
-                                     TrainOneStepWithLossScaleCell)
+from .nn.wrap.loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401 (amp.*)
+                                 TrainOneStepWithLossScaleCell)
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from . import nn
 
 __all__ = ["DynamicLossScaleManager", "LossScaleManager", "FixedLossScaleManager", "build_train_network",
            "DynamicLossScaler", "StaticLossScaler", "LossScaler", "auto_mixed_precision", "all_finite",
            "custom_mixed_precision", "get_white_list", "get_black_list"]
-
-# cellkit.nn's own loss-scale Cells, where it has them
-DynamicLossScaleUpdateCell = getattr(nn, "DynamicLossScaleUpdateCell", DynamicLossScaleUpdateCell)
-FixedLossScaleUpdateCell = getattr(nn, "FixedLossScaleUpdateCell", FixedLossScaleUpdateCell)
-TrainOneStepWithLossScaleCell = getattr(nn, "TrainOneStepWithLossScaleCell", TrainOneStepWithLossScaleCell)
 
 
 # ----- the policy: how a Cell with a mixed-precision type is called -----------------------

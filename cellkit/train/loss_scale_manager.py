@@ -11,8 +11,7 @@ multiplies the loss by before differentiating, and how it changes on overflow.
 
 from __future__ import annotations
 
-from .. import nn
-from ._loss_scale_cell import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell
+from ..nn.wrap.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell
 
 __all__ = ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"]
 
@@ -54,8 +53,7 @@ class FixedLossScaleManager(LossScaleManager):
     def get_update_cell(self):
         if not self._drop_overflow_update:
             return None
-        # cellkit.nn's own loss-scale Cells where it has them, as in cellkit.amp
-        return getattr(nn, "FixedLossScaleUpdateCell", FixedLossScaleUpdateCell)(self._loss_scale)
+        return FixedLossScaleUpdateCell(self._loss_scale)
 
 
 class DynamicLossScaleManager(LossScaleManager):
@@ -101,5 +99,4 @@ class DynamicLossScaleManager(LossScaleManager):
         return True
 
     def get_update_cell(self):
-        cls = getattr(nn, "DynamicLossScaleUpdateCell", DynamicLossScaleUpdateCell)
-        return cls(self.loss_scale, self.scale_factor, self.scale_window)
+        return DynamicLossScaleUpdateCell(self.loss_scale, self.scale_factor, self.scale_window)
