@@ -176,3 +176,42 @@ def test_missing_tensorboardx_says_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "tensorboardX", None)
     with pytest.raises(ImportError, match="pip install tensorboardX"):
         train.SummaryRecord(str(tmp_path))
+
+
+@pytest.mark.parametrize("name", ["default", "bias_every_3"])
+def test_summary_collector_records_mindspores_steps_and_values(name, tmp_path):
+    from summary_cases import collector_scenario
+    import cellkit.dataset as ds
+    collector_scenario(ms, ds, str(tmp_path), name)
+    (path,) = [str(tmp_path / f) for f in os.listdir(tmp_path)]
+    got, want = as_recorded(read_events(path)), REC[f"collector/{name}"]["output"]
+    assert [s for s, _ in got] == [s for s, _ in want]
+    for (step, values), (_, wvalues) in zip(got, want):
+        assert [(t, k) for t, k, _ in values] == [(t, k) for t, k, _ in wvalues], step
+        for (tag, _, payload), (_, _, wpayload) in zip(values, wvalues):
+            assert payload == pytest.approx(wpayload, rel=1e-5, abs=1e-6), (step, tag)
+
+
+def test_summary_collector_arguments():
+    assert list(inspect.signature(train.SummaryCollector.__init__).parameters)[1:] == \
+        REC["collector_signature"]["output"]
+    with pytest.raises(ValueError, match="collect_freq"):
+        train.SummaryCollector("x", collect_freq=0)
+    with pytest.raises(ValueError, match="unknown keys"):
+        train.SummaryCollector("x", collect_specified_data={"collect_everything": True})
+    with pytest.raises(NotImplementedError, match="landscape"):
+        train.SummaryCollector("x", collect_specified_data={"collect_landscape": {"landscape_size": 4}})
+
+
+def test_summary_collector_records_input_images(tmp_path):
+    import cellkit.dataset as ds
+    net = ms.nn.SequentialCell([ms.nn.Flatten(), ms.nn.Dense(12, 2)])
+    images = np.linspace(0, 1, 4 * 3 * 2 * 2, dtype=np.float32).reshape(4, 3, 2, 2)
+    data = ds.NumpySlicesDataset((images, np.array([0, 1, 0, 1], np.int32)), ["x", "y"], shuffle=False).batch(2)
+    model = train.Model(net, ms.nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                        ms.nn.SGD(net.trainable_params(), 0.1))
+    model.train(1, data, callbacks=[train.SummaryCollector(str(tmp_path), collect_freq=1)])
+    (path,) = [str(tmp_path / f) for f in os.listdir(tmp_path)]
+    got = as_recorded(read_events(path))
+    assert [s for s, _ in got] == [1, 2, 2]
+    assert ["input_data/auto", "image", {"height": 2, "width": 2}] in got[0][1]
