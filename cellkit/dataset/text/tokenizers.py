@@ -113,10 +113,13 @@ _SCRIPT_ALIASES = {"CJK": "HAN", "IDEOGRAPHIC": "HAN", "FULLWIDTH": None, "HALFW
 
 def script(c: str) -> str:
     """The Unicode script of a letter from its name (``LATIN``, ``HAN``, ``CYRILLIC``, ...), ``COMMON``
-    for digits, punctuation, symbols and spaces, ``INHERITED`` for combining marks."""
+    for digits, punctuation, symbols and spaces, ``INHERITED`` for combining marks (a token of their
+    own, as in MindSpore)."""
     cat = unicodedata.category(c)
     if cat[0] == "M":
         return "INHERITED"
+    if c == "\u1680":  # the one space with a script of its own
+        return "OGHAM"
     if cat[0] != "L" or cat == "Lm":
         return "COMMON"
     words = unicodedata.name(c, "COMMON").split()
@@ -137,13 +140,7 @@ class UnicodeScriptTokenizer(_Tokenizer):
         super().__init__(False if with_offsets is None else with_offsets)
 
     def spans(self, s):
-        keys, prev = [], None
-        for c in s:
-            k = (is_space(c), script(c))
-            if k[1] == "INHERITED" and prev is not None:
-                k = prev
-            keys.append(k)
-            prev = k
+        keys = [(is_space(c), script(c)) for c in s]
         out, start = [], 0
         for i in range(1, len(s) + 1):
             if i == len(s) or keys[i] != keys[start]:
