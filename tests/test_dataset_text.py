@@ -14,8 +14,8 @@ import cellkit.dataset.transforms as T
 from ms_fixtures import ROOT, load
 
 sys.path.insert(0, str(ROOT.parent / "record"))
-from text_cases import (BAD, CASES, CORPUS, FROM_DATASET, FROM_FILE, SEGMENTED, VECTOR_FILES,  # noqa: E402
-                        pipelines, vocab)
+from text_cases import (BAD, CASES, CORPUS, FROM_DATASET, FROM_FILE, JIEBA, JIEBA_LINES, SEGMENTED,  # noqa: E402
+                        VECTOR_FILES, pipelines, vocab)
 
 REC = load("dataset_text")
 FILES = ROOT / "dataset_files" / "text"
@@ -208,10 +208,31 @@ def test_sentencepiece_unigram_trains_and_round_trips(tmp_path):
         text.SentencePieceVocab.from_dataset(data, ["text"], 30, 0.9995, "unigram", {})
 
 
-def test_jieba_tokenizer_says_what_to_use():
-    assert text.JiebaMode.MIX == 0
-    with pytest.raises(NotImplementedError, match="PythonTokenizer"):
-        text.JiebaTokenizer("hmm.utf8", "jieba.dict.utf8")
+HMM, MP = str(FILES / "hmm_model.utf8"), str(FILES / "jieba.dict.utf8")
+
+
+@pytest.mark.parametrize("name", sorted(JIEBA))
+def test_jieba_matches_mindspore(name):
+    mode, offsets, words = JIEBA[name]
+    op = text.JiebaTokenizer(HMM, MP, getattr(text.JiebaMode, mode), offsets)
+    for word, freq in words:
+        op.add_word(word, freq)
+    same([op(line) for line in JIEBA_LINES], REC[f"jieba/{name}"]["output"])
+
+
+def test_jieba_user_dicts_errors_and_pipeline():
+    for name, user in {"dict": {"科学院": 3000, "硕士毕业": None}, "file": str(FILES / "jieba_user.txt")}.items():
+        op = text.JiebaTokenizer(HMM, MP)
+        op.add_dict(user)
+        same([op(line) for line in JIEBA_LINES], REC[f"jieba/add_{name}"]["output"])
+    check_case(lambda: text.JiebaTokenizer(HMM + "x", MP), REC["jieba/missing_file"])
+    check_case(lambda: text.JiebaTokenizer(HMM, MP, 1), REC["jieba/mode_int"])
+    check_case(lambda: text.JiebaTokenizer(HMM, MP, with_offsets=1), REC["jieba/offsets_int"])
+    check_case(lambda: text.JiebaTokenizer(None, MP), REC["jieba/hmm_none"])
+    check_case(lambda: text.JiebaTokenizer(HMM, MP).add_word("x", -1), REC["jieba/negative_freq"])
+    d = ds.NumpySlicesDataset(JIEBA_LINES[:3], ["text"], shuffle=False).map(
+        text.JiebaTokenizer(HMM, MP, with_offsets=True), "text", ["token", "start", "end"])
+    same([tuple(r) for r in d.create_tuple_iterator(output_numpy=True)], REC["jieba/pipeline"]["output"])
 
 
 def test_with_offsets_three_columns_in_a_map_and_string_batches():

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import numbers
 import re
-from enum import IntEnum
 
 import numpy as np
 
 from ... import dtype as mstype
 from ._base import INT32_MAX, TextTensorOperation, check_bool, check_int, check_str, str_array, strings
+from .jieba import JiebaMode, JiebaTokenizer
 from .normalize import CaseFold, FilterWikipediaXML, NormalizeUTF8, RegexReplace
 from .sentencepiece import SentencePieceTokenizer
 from .tokenizers import (BasicTokenizer, BertTokenizer, RegexTokenizer, UnicodeCharTokenizer, UnicodeScriptTokenizer,
@@ -244,22 +244,3 @@ class PythonTokenizer:
         except Exception as e:  # noqa: BLE001 - MindSpore wraps the function's error
             raise RuntimeError(f"Error occurred in Pyfunc [{getattr(self.pyfunc, '__name__', self.pyfunc)}], "
                                f"error message: {e}") from e
-
-
-class JiebaMode(IntEnum):
-    """Jieba's segmentation modes."""
-    MIX = 0
-    MP = 1
-    HMM = 2
-
-
-class JiebaTokenizer(TextTensorOperation):
-    """Not available: MindSpore's Jieba tokenizer is its C++ build of cppjieba with its dictionary
-    files; use ``PythonTokenizer`` with the ``jieba`` package instead."""
-
-    def __init__(self, hmm_path, mp_path, mode=JiebaMode.MIX, with_offsets=False):
-        raise NotImplementedError(
-            "JiebaTokenizer is not available in cellkit (MindSpore runs its own C++ build of cppjieba); use "
-            "text.PythonTokenizer(lambda s: list(jieba.cut(s))) with the jieba package (pip install jieba), whose "
-            "Tokenizer(dictionary=mp_path) reads the same dictionary format")
-

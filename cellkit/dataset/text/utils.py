@@ -16,7 +16,7 @@ import numpy as np
 from .normalize import NormalizeForm
 from .sentencepiece import (SentencePieceModel, SentencePieceVocab, SPieceTokenizerLoadType,
                             SPieceTokenizerOutType)
-from .transforms import JiebaMode
+from .jieba import JiebaMode
 from .vectors import CharNGram, FastText, GloVe, Vectors
 from .vocab import Vocab
 
