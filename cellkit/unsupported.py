@@ -48,8 +48,6 @@ UNSUPPORTED = {
     "set_kernel_launch_capture": _ASCEND, "set_cpu_affinity": _ASCEND, "set_memory": _ASCEND,
     "stress_detect": _ASCEND, "qint4x2": "JAX has no packed int4x2 type (jax.numpy.int4 is one 4-bit value)",
     "DeviceCtx": "use jax.default_device(device) as a context manager, or set_device",
-    "SummaryRecord": "MindInsight summary files are not written; use History (with History.plot()) or log "
-                     "values from a LambdaCallback (e.g. to TensorBoard)",
 }
 
 

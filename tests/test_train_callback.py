@@ -148,8 +148,8 @@ def test_callback_checks_and_unsupported():
     model = train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
     with pytest.raises(TypeError, match="Callback"):
         model.train(1, data(), callbacks=[object()])
-    with pytest.raises(NotImplementedError, match="SummaryCollector"):
-        train.SummaryCollector("./summary")
+    with pytest.raises(NotImplementedError, match="SummaryLandscape"):
+        train.SummaryLandscape("./summary")
     with pytest.raises(TypeError, match="dict"):
         train.RunContext([1])
     ctx = train.RunContext({})

@@ -11,8 +11,8 @@
 (True, True)
 """
 
-from . import config, engine, transforms, vision
+from . import config, engine, text, transforms, vision
 from .engine import *  # noqa: F401,F403
 from .engine import zip  # noqa: A004
 
-__all__ = ["config", "transforms", "vision", *engine.__all__]
+__all__ = ["config", "text", "transforms", "vision", *engine.__all__]

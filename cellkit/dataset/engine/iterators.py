@@ -3,7 +3,7 @@
 Each pass over an iterator is one epoch with a fresh pipeline (a new shuffle
 order); iterating past ``num_epochs`` epochs raises MindSpore's RuntimeError.
 Rows come out as Tensors (``jax.Array``) or, with ``output_numpy=True``, as
-NumPy arrays.
+NumPy arrays; string columns stay NumPy arrays either way, as in MindSpore.
 """
 
 from __future__ import annotations
@@ -13,13 +13,20 @@ from ...tensor import Tensor
 __all__ = ["TupleIterator", "DictIterator"]
 
 
+def _to_tensor(value):
+    """A Tensor, except strings, which a Tensor cannot hold: those stay NumPy arrays."""
+    if getattr(value, "dtype", None) is not None and value.dtype.kind in "USO":
+        return value
+    return Tensor(value)
+
+
 class _Iterator:
     def __init__(self, dataset, num_epochs, output_numpy):
         if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or (num_epochs < 1 and num_epochs != -1):
             raise ValueError(f"num_epochs must be a positive int or -1, got {num_epochs!r}")
         self._dataset = dataset
         self._epochs_left = num_epochs
-        self._convert = (lambda a: a) if output_numpy else Tensor
+        self._convert = (lambda a: a) if output_numpy else _to_tensor
         self._rows = None
 
     def __iter__(self):

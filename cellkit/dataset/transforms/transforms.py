@@ -126,16 +126,23 @@ class Fill(TensorOperation):
 
 
 class PadEnd(TensorOperation):
-    """Pad at the end of each axis to ``pad_shape`` with ``pad_value``."""
+    """Pad at the end of each axis to ``pad_shape`` with ``pad_value``; an axis longer than its
+    ``pad_shape`` entry is cut to it, as in MindSpore."""
 
     def __init__(self, pad_shape, pad_value=None):
         self.pad_shape, self.pad_value = list(pad_shape), pad_value
 
     def apply(self, rng, x):
         x = np.asarray(x)
-        if len(self.pad_shape) != x.ndim or any(p is not None and p < s for p, s in zip(self.pad_shape, x.shape)):
-            raise ValueError(f"PadEnd: pad_shape {self.pad_shape} does not cover the input's shape {x.shape}")
+        if len(self.pad_shape) != x.ndim:
+            raise ValueError(f"PadEnd: pad_shape {self.pad_shape} has {len(self.pad_shape)} axes, the input's "
+                             f"shape {x.shape} has {x.ndim}")
+        x = x[tuple(slice(None) if p is None else slice(0, p) for p in self.pad_shape)]
         widths = [(0, 0 if p is None else p - s) for p, s in zip(self.pad_shape, x.shape)]
+        if x.dtype.kind == "U":  # strings: pad with "" by default, widened to hold the pad value
+            pad = "" if self.pad_value is None else str(self.pad_value)
+            out = np.pad(x.astype(np.result_type(x.dtype, np.array(pad).dtype)), widths, constant_values=pad)
+            return out.astype(f"<U{max(1, int(np.char.str_len(out).max(initial=1)))}")
         return np.pad(x, widths, constant_values=0 if self.pad_value is None else self.pad_value)
 
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from ._callback import Callback
 
-__all__ = ["SummaryCollector", "SummaryLandscape", "FlopsUtilizationCollector", "TrainFaultTolerance",
+__all__ = ["SummaryLandscape", "FlopsUtilizationCollector", "TrainFaultTolerance",
            "BackupAndRestore", "OnRequestExit"]
 
 _WHY = {
-    "SummaryCollector": "MindInsight summary files are not written; use History (with History.plot()) or log "
-                        "values from a LambdaCallback (e.g. to TensorBoard)",
     "SummaryLandscape": "MindInsight loss landscapes are not computed",
     "FlopsUtilizationCollector": "Ascend FLOPs counters do not exist here; use jax.profiler",
     "TrainFaultTolerance": "Ascend cluster fault tolerance does not exist here",
