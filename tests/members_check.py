@@ -31,7 +31,11 @@ MEMBERS = json.loads((pathlib.Path(__file__).resolve().parent / "fixtures" / "mi
 # Members of every MindSpore Cell that cellkit's Cells do not have, and why.
 CELL_REFUSED = {
     "get_func_graph_proto": "the compiled MindIR graph's protobuf; XLA has its own IR "
-                            "(cellkit.jit(f).lower(...).as_text())",
+                            "(cellkit.jit(f).lower(...).as_text()); raises NotImplementedError saying so",
+    "register_parameter_forward_hook": "a graph-mode hook on Parameter reads; raises NotImplementedError "
+                                       "(transform the Parameter in construct, or use a forward pre-hook)",
+    "register_saved_tensors_hooks": "JAX keeps backward residuals inside the compiled computation; raises "
+                                    "NotImplementedError pointing to Cell.recompute",
 }
 
 # Methods of every Cell whose parameters knowingly differ from MindSpore's, and why.

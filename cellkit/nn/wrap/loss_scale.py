@@ -146,6 +146,37 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     (1.0, False, 8.0, array([[0.8]], dtype=float32))
     """
 
+    # MindSpore's operator attributes, which subclasses' construct methods use.
+    hyper_map = ops.HyperMap()
+    reduce_sum = ops.ReduceSum(keep_dims=False)
+    reduce_all = ops.ReduceAll(keep_dims=False)
+    less_equal = ops.LessEqual()
+    equal = ops.Equal()
+    logic_not = ops.LogicalNot()
+    allreduce = ops.AllReduce()
+    enable_allfinite = True
+    enable_tuple_broaden = True
+    ascend_910a_target = False
+    ascend_910b_target = False
+
+    @property
+    def base(self):
+        """``Tensor(1, float32)``."""
+        return jnp.asarray(1, jnp.float32)
+
+    @property
+    def base0(self):
+        """``Tensor(0, int32)``."""
+        return jnp.asarray(0, jnp.int32)
+
+    @property
+    def gpu_target(self) -> bool:
+        return jax.default_backend() == "gpu"
+
+    @property
+    def is_distributed(self) -> bool:
+        return self.parallel_mode != "stand_alone"
+
     def __init__(self, network, optimizer, scale_sense):
         super().__init__(network, optimizer, sens=None)
         self.loss_scaling_manager = None
