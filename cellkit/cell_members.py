@@ -14,7 +14,7 @@ structure: a ``cellkit.jit`` function recompiles when they change.
 >>> import cellkit as ms
 >>> from cellkit import nn
 >>> net = nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()])
->>> net.set_grad() is net, net.requires_grad
+>>> net[0].set_grad() is net[0], net[0].requires_grad
 (True, True)
 >>> net.add_flags_recursive(sink_mode=True)[0].get_flags()
 {'sink_mode': True}
@@ -38,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtype as mstype
+from .cell_state import set_buffer
 from .parameter import Parameter, ParameterTuple, bump_structure, commit
 
 __all__ = ["MembersMixin", "MixedPrecisionType", "graph_call"]
@@ -48,6 +49,9 @@ graph_call = [None]
 
 class MixedPrecisionType(IntEnum):
     """MindSpore's mixed-precision types (``Cell.get_mixed_precision_type()``)."""
+
+    def __str__(self):
+        return f"MixedPrecisionType.{self.name}"
 
     NOTSET = 0
     FP16 = 1
@@ -485,7 +489,7 @@ class MembersMixin:
                 param.assign_value(new)
         for key in self.__dict__.get("_buffer_names", ()):
             if d.get(key) is not None:
-                d[key] = jnp.asarray(fn(d[key]))
+                set_buffer(self, key, jnp.asarray(fn(d[key])))
         return self
 
     def to(self, *args, **kwargs):

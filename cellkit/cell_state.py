@@ -2,9 +2,13 @@
 ``load_state_dict`` and their hooks (``Cell`` inherits :class:`StateDictMixin`).
 
 A buffer is an array attribute that is part of the Cell's state but not a Parameter (running
-statistics, masks, tables). It is stored as an ordinary attribute, so it is a leaf of the Cell's
-pytree and ``cellkit.jit`` passes it in as an input; ``_buffer_names`` (static) lists which
-attributes are buffers and ``_non_persistent_buffers_set`` which ones ``state_dict`` leaves out.
+statistics, masks, tables). It is stored as an ordinary attribute (a leaf of the Cell's pytree);
+``_buffer_names`` (static) lists which attributes are buffers and ``_non_persistent_buffers_set``
+which ones ``state_dict`` leaves out. Like any array attribute, a compiled function reads a buffer
+as the constant it was at compile time (as MindSpore's GRAPH_MODE reads Tensor attributes);
+``register_buffer``, ``load_state_dict`` and ``to`` change a buffer through :func:`set_buffer`,
+which makes the next ``cellkit.jit`` call compile for the new value. State that changes every
+step belongs in a Parameter (``requires_grad=False``), which ``jit`` passes in and writes back.
 
 ``state_dict()`` maps each Parameter's attribute path (and each persistent buffer's) to the
 Parameter (or array) itself; ``load_state_dict`` copies values back, checking every shape, and
@@ -36,7 +40,7 @@ import numpy as np
 
 from .parameter import Parameter, ParameterTuple, bump_structure
 
-__all__ = ["StateDictMixin"]
+__all__ = ["StateDictMixin", "set_buffer"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -62,6 +66,16 @@ class _DictHandle:
 
     def remove(self) -> None:
         self._hooks.pop(self.handle_id, None)
+
+
+def set_buffer(cell, name, value) -> None:
+    """Store a buffer's new value. A compiled function reads a Cell's array attributes as the
+    constants they were when it was compiled, so the change also moves the Cell's static
+    ``_buffer_version``: the next ``cellkit.jit`` call compiles for the new value."""
+    d = cell.__dict__
+    d[name] = value
+    d["_buffer_version"] = d.get("_buffer_version", 0) + 1
+    bump_structure()
 
 
 def _is_tensor(value) -> bool:
@@ -99,7 +113,7 @@ class StateDictMixin:
             raise TypeError(f"cannot assign '{type(tensor)}' object to buffer '{name}' "
                             "(Tensor or None required; a Parameter is stored with insert_param_to_cell)")
         self._check_mutable(name, tensor, f"register buffer '{name}'")
-        d[name] = None if tensor is None else jnp.asarray(tensor)
+        set_buffer(self, name, None if tensor is None else jnp.asarray(tensor))
         if name not in names:
             d["_buffer_names"] = names + (name,)
         hidden = self._non_persistent_buffers_set
@@ -250,7 +264,7 @@ class StateDictMixin:
                     current.assign_value(jnp.asarray(np.asarray(value)).astype(current.value.dtype))
                 else:
                     self._check_mutable(name, None, f"load buffer '{name}'")
-                    self.__dict__[name] = jnp.asarray(np.asarray(value)).astype(current.dtype)
+                    set_buffer(self, name, jnp.asarray(np.asarray(value)).astype(current.dtype))
             except Exception as ex:  # noqa: BLE001 - reported together, as MindSpore does
                 error_msgs.append(f'While copy the parameter named "{key}", whose shape in the model are '
                                   f"{tuple(current.shape)} and whose shape in the checkpoint are "
