@@ -71,6 +71,12 @@ BUILDERS = {
     "train.Model": _model,
     "train.Callback": lambda: ms.train.Callback(),
     "train.RunContext": lambda: ms.train.RunContext({"epoch_num": 1}),
+    "dataset.GeneratorDataset": lambda: ds.GeneratorDataset(_gen, ["x"]),
+    "dataset.NumpySlicesDataset": _slices,
+    "dataset.BatchDataset": lambda: _slices().batch(2),
+    "dataset.MapDataset": lambda: _slices().map(operations=lambda x: x, input_columns=["x"]),
+    "dataset.TupleIterator": lambda: _slices().create_tuple_iterator(),
+    "dataset.DictIterator": lambda: _slices().create_dict_iterator(),
 }
 
 # Per object: {member: why cellkit's object has not got it, or refuses it}.
@@ -79,6 +85,26 @@ REFUSED["train.Model"] = {
     "infer_train_layout": "auto-parallel strategy search; raises NotImplementedError naming Parameter.sharding",
     "infer_predict_layout": "auto-parallel strategy search; raises NotImplementedError naming Parameter.sharding",
 }
+
+_INTERNAL = "MindSpore's C++ pipeline internals (IR tree building and parsing), called by nothing outside it"
+DATASET_REFUSED = {
+    **{name: _INTERNAL for name in ("create_ir_tree", "parse", "parse_tree", "post_parse", "pre_parse",
+                                    "pre_process", "iterator_bootstrap", "copy_batch_size")},
+    "prepare_multiprocessing": "starts MindSpore's worker processes; cellkit's map runs on grain's threads",
+    "max_rowsize": "the shared-memory row size of MindSpore's worker processes; there are none here",
+    "shuffle_flag": "MindSpore's internal shuffle mode code; is_shuffled() answers the question",
+    "source_len": "MindSpore's cached source length; get_dataset_size() answers the question",
+}
+ITERATOR_REFUSED = {
+    "ir_tree": "MindSpore's C++ pipeline tree; a cellkit pipeline is the dataset (Iterator.dataset)",
+    "offload_model": "MindSpore's map-offload model (host to Ascend); nothing is offloaded here",
+    "parallel_convert": "MindSpore's switch for converting rows to Tensors on worker threads",
+    "serial_conversion_iteration": "MindSpore's internal row conversion loop",
+}
+for _key in BUILDERS:
+    if _key.startswith("dataset."):
+        REFUSED[_key] = {k: v for k, v in (ITERATOR_REFUSED if "Iterator" in _key else DATASET_REFUSED).items()
+                         if k in MEMBERS[_key]["members"]}
 
 # Per object: {method: why its parameters differ from MindSpore's}.
 SIGNATURES = {key: dict(CELL_SIGNATURES) for key in BUILDERS if key.startswith("nn.")}
