@@ -41,7 +41,7 @@ from . import dtype as mstype
 from .cell_state import set_buffer
 from .parameter import Parameter, ParameterTuple, bump_structure, commit
 
-__all__ = ["MembersMixin", "MixedPrecisionType", "graph_call"]
+__all__ = ["MembersMixin", "MixedPrecisionType", "default_attribute", "graph_call"]
 
 # Set by the engine: the shared ``cellkit.jit`` of ``cell(*args)`` that GRAPH_MODE calls run through.
 graph_call = [None]
@@ -62,6 +62,19 @@ class MixedPrecisionType(IntEnum):
 _PRECISION = {MixedPrecisionType.FP16: mstype.float16, MixedPrecisionType.FP32: mstype.float32,
               MixedPrecisionType.BF16: mstype.bfloat16}
 _FLAGS = {"fp16": MixedPrecisionType.FP16, "fp32": MixedPrecisionType.FP32, "bf16": MixedPrecisionType.BF16}
+
+
+class default_attribute:
+    """A read-only default computed from the instance, which an instance attribute of the same name
+    overrides (a non-data descriptor): ``cell.x = v`` then reads back ``v``, as on MindSpore, where
+    these are plain instance attributes or settable properties."""
+
+    def __init__(self, fget):
+        self.fget = fget
+        self.__doc__ = fget.__doc__
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else self.fget(obj)
 
 
 def _is_cell(obj) -> bool:
@@ -156,41 +169,41 @@ class MembersMixin:
 
     # ----- read-only state ---------------------------------------------------------
 
-    @property
+    @default_attribute
     def create_time(self) -> int:
         """When the Cell was constructed, in nanoseconds since the epoch."""
         return self.__dict__.get("_ck_create_time", 0)
 
-    @property
+    @default_attribute
     def has_bprop(self) -> bool:
         """Whether the Cell's class defines a custom ``bprop``."""
         return callable(getattr(type(self), "bprop", None))
 
-    @property
+    @default_attribute
     def cell_init_args(self) -> str:
         """MindSpore's record of constructor arguments for its graph cache: '' here (jit keys on structure)."""
         return self.__dict__.get("_cell_init_args", "")
 
-    @property
+    @default_attribute
     def compiled(self) -> bool:
         """Whether ``compile`` or ``compile_and_run`` compiled this Cell."""
         return self.__dict__.get("_ck_compiled", False)
 
-    @property
+    @default_attribute
     def compile_cache(self) -> set:
         """The phases this Cell was compiled for (``compile``)."""
         return self.__dict__.setdefault("_ck_compile_cache", set())
 
-    @property
+    @default_attribute
     def phase_cache(self) -> dict:
         return self.__dict__.setdefault("_ck_phase_cache", {})
 
-    @property
+    @default_attribute
     def exist_names(self) -> set:
         """Names of the Parameters held in list or tuple attributes of this Cell."""
         return {p.name for p in self._listed_params()}
 
-    @property
+    @default_attribute
     def exist_objs(self) -> set:
         """The Parameters held in list or tuple attributes of this Cell."""
         return set(self._listed_params())
@@ -200,31 +213,31 @@ class MembersMixin:
             if isinstance(value, (list, tuple)) and not isinstance(value, ParameterTuple):
                 yield from (p for p in value if isinstance(p, Parameter))
 
-    @property
+    @default_attribute
     def param_prefix(self) -> str:
         """The prefix of this Cell's own Parameters, set by ``update_cell_prefix``."""
         return self.__dict__.get("_param_prefix", "")
 
-    @property
+    @default_attribute
     def parameter_layout_dict(self) -> dict:
         """MindSpore's per-Parameter tensor layouts from operator strategies: empty here (a
         Parameter's placement is its ``sharding``, see ``Cell.shard``)."""
         return self.__dict__.setdefault("_ck_parameter_layout_dict", {})
 
-    @property
+    @default_attribute
     def parallel_parameter_name_list(self) -> tuple:
         return self.__dict__.get("_ck_parallel_parameter_name_list", ())
 
-    @property
+    @default_attribute
     def parallel_parameter_merge_net_dict(self) -> dict:
         return self.__dict__.setdefault("_ck_parallel_parameter_merge_net_dict", {})
 
-    @property
+    @default_attribute
     def jit_config_dict(self) -> dict:
         """The options ``set_jit_config`` stored ({} when none)."""
         return self.__dict__.get("jit_config", {})
 
-    @property
+    @default_attribute
     def mixed_precision_type(self):
         """``MixedPrecisionType`` set by ``to_float``/``add_flags(fp16=...)``, or None."""
         dst = self.__dict__.get("_mixed_precision_type")

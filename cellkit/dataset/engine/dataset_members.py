@@ -29,6 +29,17 @@ __all__ = ["DatasetMembersMixin", "NODES"]
 NODES: dict = {}
 
 
+class _default:
+    """A default computed from the dataset that an instance attribute of the same name overrides."""
+
+    def __init__(self, fget):
+        self.fget = fget
+        self.__doc__ = fget.__doc__
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else self.fget(obj)
+
+
 def _refuse(what, instead):
     raise NotImplementedError(f"{what}: {instead}")
 
@@ -52,32 +63,32 @@ class DatasetMembersMixin:
     offload = None
     batch_size_func = None
 
-    @property
+    @_default
     def column_names(self) -> list:
         return self.get_col_names()
 
-    @property
+    @_default
     def column_types(self) -> list:
         return list(self.__dict__.get("_column_types") or [])
 
-    @property
+    @_default
     def num_parallel_workers(self):
         return self.__dict__.get("workers")
 
-    @property
+    @_default
     def python_multiprocessing(self) -> bool:
         return bool(self.__dict__.get("multiprocessing", False))
 
-    @property
+    @_default
     def parent(self) -> list:
         """The datasets built on this one (MindSpore's back links): not tracked here, empty."""
         return []
 
-    @property
+    @_default
     def callbacks(self) -> list:
         return list(self.__dict__.get("_callbacks") or [])
 
-    @property
+    @_default
     def operations(self) -> list:
         ops = self.__dict__.get("ops")
         if ops is None:

@@ -159,26 +159,12 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     ascend_910a_target = False
     ascend_910b_target = False
 
-    @property
-    def base(self):
-        """``Tensor(1, float32)``."""
-        return jnp.asarray(1, jnp.float32)
-
-    @property
-    def base0(self):
-        """``Tensor(0, int32)``."""
-        return jnp.asarray(0, jnp.int32)
-
-    @property
-    def gpu_target(self) -> bool:
-        return jax.default_backend() == "gpu"
-
-    @property
-    def is_distributed(self) -> bool:
-        return self.parallel_mode != "stand_alone"
-
     def __init__(self, network, optimizer, scale_sense):
         super().__init__(network, optimizer, sens=None)
+        self.base = jnp.asarray(1, jnp.float32)
+        self.base0 = jnp.asarray(0, jnp.int32)
+        self.is_distributed = self.parallel_mode != "stand_alone"
+        self.gpu_target = jax.default_backend() == "gpu"
         self.loss_scaling_manager = None
         if isinstance(scale_sense, Cell):
             self.loss_scaling_manager = scale_sense
