@@ -36,6 +36,8 @@ import numpy as np
 from . import context
 from .cell_errors import call_failed as _call_failed
 from .cell_hooks import HookHandle, HooksMixin
+from .cell_members import MembersMixin
+from .cell_state import StateDictMixin
 from .parameter import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, bump_structure, local, structure_epoch
 
 __all__ = ["Cell", "HookHandle"]
@@ -179,7 +181,7 @@ def _addindent(text, spaces):
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-class Cell(HooksMixin):
+class Cell(HooksMixin, MembersMixin, StateDictMixin):
     """Base class of all layers: subclass it and define ``construct``.
 
     Args:

@@ -87,14 +87,15 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
       looked up under a common prefix (``backbone.fc.weight`` for
       ``fc.weight``); those keys still appear in ``ckpt_not_load``, and the
       Parameters still missing are warned about;
-    * with ``strict_load=True`` no dtype is converted, no prefix is tried,
-      and a missing Parameter is an error (MindSpore only warns);
+    * with ``strict_load=True`` no dtype is converted and no prefix is tried;
+      Parameters missing from the dict are warned about and returned, as
+      with ``strict_load=False`` (nothing raises for them);
     * ``str`` values (from ``append_dict``) are never loaded;
     * ``requires_grad`` of the net's Parameters is left as it is.
 
     Raises:
         RuntimeError: listing every Parameter that cannot be loaded (shape,
-            dtype, or missing with ``strict_load``); the net is unchanged.
+            or dtype); the net is unchanged.
         TypeError: ``net`` is not a Cell or ``parameter_dict`` not a dict of
             str -> Parameter/Tensor/str.
 
@@ -162,10 +163,6 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
                 take(params[name], prefix + name)
             param_not_load = [name for name in param_not_load if name not in found]
 
-    if strict and param_not_load:
-        problems.append(f"{', '.join(repr(n) for n in param_not_load)} "
-                        f"{'is' if len(param_not_load) == 1 else 'are'} not in parameter_dict "
-                        "(strict_load=True)")
     if problems:
         raise RuntimeError(f"load_param_into_net: cannot load into {net.cls_name}; nothing was "
                            "loaded:\n  " + "\n  ".join(problems))

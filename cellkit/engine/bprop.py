@@ -18,6 +18,7 @@ import numpy as np
 from .. import context
 from .. import random as ckrandom
 from ..cell import special_call
+from ..cell_members import graph_call
 from ..cell_errors import note as _note
 from ..parameter import Parameter, local, structure_epoch
 from .custom_jvp import _call_with_jvp
@@ -156,3 +157,4 @@ def _call_cell(cell, *args, **kwargs):
 
 _graph_call = JitFunction(_call_cell)
 special_call[0] = _special_call
+graph_call[0] = _graph_call

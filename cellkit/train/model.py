@@ -462,3 +462,36 @@ class Model:
             raise ValueError(f"For 'Model.predict', only the default backend exists in cellkit, but got {backend!r}.")
         self._check_network_mode(self._predict_network, False)
         return self._step(self._predict_network, *predict_data)
+
+    # ----- ahead of time -------------------------------------------------------------
+
+    enable_hcce = False  # Ascend's HCCE collective library: off (XLA's collectives run)
+    enable_tre = False  # Ascend's training-resilience feature: off
+
+    def build(self, train_dataset=None, valid_dataset=None, sink_size=-1, epoch=1, sink_mode=True):
+        """Trace and compile the training step (for ``train_dataset``'s first batch) and the evaluation
+        step (for ``valid_dataset``'s) ahead of ``train``/``eval``. Nothing is run or updated."""
+        if valid_dataset is not None and not self._metric_fns:
+            raise RuntimeError("If define `valid_dataset`, metric fn can not be None or empty, you should set the "
+                               "argument 'metrics' for model.")
+        for dataset, network, is_train in ((train_dataset, self._train_network, True),
+                                           (valid_dataset, self._eval_network, False)):
+            if dataset is None:
+                continue
+            element = next(iter(_Dataset(dataset, "train_dataset" if is_train else "valid_dataset")), None)
+            if element is None:
+                raise ValueError("Model.build: the dataset gives no batch to compile for")
+            self._check_network_mode(network, is_train)
+            self._step.lower(network, *element).compile()
+
+    def infer_train_layout(self, train_dataset, dataset_sink_mode=True, sink_size=-1):
+        """MindSpore's auto-parallel strategy search: refused (see the message)."""
+        raise NotImplementedError(
+            "Model.infer_train_layout: cellkit runs no auto-parallel strategy search; each Parameter's layout is "
+            "its jax.sharding (Parameter.sharding, set with Cell.shard or cellkit.parallel.shard)")
+
+    def infer_predict_layout(self, *predict_data, skip_backend_compile=False):
+        """MindSpore's auto-parallel strategy search for prediction: refused (see the message)."""
+        raise NotImplementedError(
+            "Model.infer_predict_layout: cellkit runs no auto-parallel strategy search; each Parameter's layout "
+            "is its jax.sharding (Parameter.sharding, set with Cell.shard or cellkit.parallel.shard)")

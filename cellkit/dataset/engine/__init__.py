@@ -1,6 +1,7 @@
 """``cellkit.dataset.engine``: datasets, their operations, samplers and iterators, on grain."""
 
-from . import datasets, datasets_files, datasets_vision, iterators, operations, samplers, sources
+from . import (dataset_members, datasets, datasets_files, datasets_vision, iterators, operations, operations_rows,
+               samplers, sources)
 from .datasets import (AudioBaseDataset, BatchInfo, Dataset, TextBaseDataset, UnionBaseDataset, VisionBaseDataset,
                        zip)  # noqa: A004
 from .datasets_files import ImageFolderDataset, MindDataset

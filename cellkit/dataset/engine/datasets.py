@@ -26,6 +26,7 @@ import grain
 import numpy as np
 
 from .. import config
+from .dataset_members import DatasetMembersMixin
 from .iterators import DictIterator, TupleIterator
 
 __all__ = ["Dataset", "VisionBaseDataset", "TextBaseDataset", "AudioBaseDataset", "UnionBaseDataset", "BatchInfo",
@@ -104,7 +105,7 @@ def _columns_arg(columns, what):
     return list(columns)
 
 
-class Dataset:
+class Dataset(DatasetMembersMixin):
     """The base of every dataset: the pipeline operations and the iterators."""
 
     def __init__(self, children=()):
@@ -137,7 +138,7 @@ class Dataset:
     def get_repeat_count(self) -> int:
         return self.children[0].get_repeat_count() if self.children else 1
 
-    def output_shapes(self) -> list:
+    def output_shapes(self, estimate=False) -> list:
         return [list(v.shape) for v in self._first_row()]
 
     def output_types(self) -> list:
@@ -218,11 +219,17 @@ class Dataset:
         epoch = self._epochs_started
         self._epochs_started += 1
         pipeline = self._build(_seed_of(config.get_seed(), epoch), epoch)
+        skip = self.__dict__.pop("_init_step", 0)  # set_init_step: this epoch starts that far in
         if isinstance(pipeline, grain.MapDataset):
+            pipeline = pipeline[skip:] if skip else pipeline
+            skip = 0
             # Read with as many threads as the pipeline asks for (MindSpore's num_parallel_workers;
             # 1 by default): grain's default of 16 threads costs more than it gains on a few cores.
             pipeline = pipeline.to_iter_dataset(grain.ReadOptions(num_threads=self._threads()))
-        return iter(pipeline)
+        rows = iter(pipeline)
+        for _ in range(skip):
+            next(rows, None)
+        return rows
 
     def _threads(self) -> int:
         """The most workers any step of the pipeline asks for."""

@@ -46,8 +46,27 @@ class _Iterator:
             raise
         return self._format(row)
 
+    @property
+    def dataset(self):
+        """The dataset this iterator reads."""
+        return self._dataset
+
+    def get_col_names(self) -> list:
+        """The names of the columns each row holds."""
+        return self._dataset.get_col_names()
+
     def stop(self):
+        """End the current epoch (the next ``next`` starts the next one, while epochs are left)."""
         self._rows = None
+
+    def release(self):
+        """Stop and give up the remaining epochs."""
+        self._rows = None
+        self._epochs_left = 0
+
+    def terminate(self, ref=None):
+        """As ``release`` (MindSpore calls it when the iterator is collected)."""
+        self.release()
 
     def get_next(self):
         return next(self)
@@ -59,6 +78,10 @@ class TupleIterator(_Iterator):
     def __init__(self, dataset, index, num_epochs, output_numpy):
         super().__init__(dataset, num_epochs, output_numpy)
         self._index = index
+
+    def get_col_names(self) -> list:
+        names = self._dataset.get_col_names()
+        return names if self._index is None else [names[i] for i in self._index]
 
     def _format(self, row):
         if self._index is not None:

@@ -22,6 +22,9 @@ from ... import ops
 from ...cell import Cell
 from ...ops.function._utils import _v
 from ...ops.function.random_func import _channel_dropout
+from ...ops.operations import MatMul as _MatMul
+from ...ops.operations import Reshape as _Reshape
+from ...ops.operations import Shape as _Shape
 from ...ops.primitive import Primitive
 from ...parameter import Parameter
 from .._checks import check_bool, is_int, positive_int
@@ -89,6 +92,22 @@ class Dense(Cell):
         if activation is not None and not isinstance(self.activation, (Cell, Primitive)):
             raise TypeError(f"For 'Dense', the 'activation' must be str or Cell or Primitive, but got "
                             f"{type(activation).__name__}.")
+
+    # MindSpore's Dense keeps its operators as attributes; subclasses' construct methods use them.
+    matmul = _MatMul(transpose_b=True)
+    reshape = _Reshape()
+    shape_op = _Shape()
+
+    @staticmethod
+    def bias_add(input_x, bias):
+        """``input_x + bias`` along axis 1 (MindSpore's BiasAdd, NCHW layout)."""
+        x = _v(input_x)
+        return x + jnp.reshape(_v(bias), (-1,) + (1,) * (x.ndim - 2)) if x.ndim > 2 else x + _v(bias)
+
+    @property
+    def activation_flag(self) -> bool:
+        """Whether the Dense applies an activation."""
+        return self.activation is not None
 
     def construct(self, x):
         check_last_dim(self, x, self.in_channels)

@@ -102,6 +102,13 @@ class _Container(Cell):
 class _Indexed(_Container):
     """A list of Cells named '0', '1', ... (entries from an OrderedDict keep their keys)."""
 
+    def set_grad(self, flag=True):
+        """Set ``requires_grad`` on this container and every Cell in it (MindSpore's SequentialCell and
+        CellList override ``Cell.set_grad`` so; they return None)."""
+        super().set_grad(flag)
+        for cell in self._cells.values():
+            cell.set_grad(flag)
+
     def __init__(self, auto_prefix=True):
         super().__init__(auto_prefix)
         self.__dict__["_dynamic"] = ()   # per child: named by its position?

@@ -235,6 +235,7 @@ class TrainOneStepCell(Cell):
         if not isinstance(return_grad, bool):
             raise TypeError(f"TrainOneStepCell: return_grad must be a bool, got {type(return_grad).__name__}")
         self.network = network
+        self.network.set_grad()
         self.optimizer = optimizer
         self.weights = optimizer.parameters
         self.grad = GradOperation(get_by_list=True, sens_param=True)

@@ -146,8 +146,25 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     (1.0, False, 8.0, array([[0.8]], dtype=float32))
     """
 
+    # MindSpore's operator attributes, which subclasses' construct methods use.
+    hyper_map = ops.HyperMap()
+    reduce_sum = ops.ReduceSum(keep_dims=False)
+    reduce_all = ops.ReduceAll(keep_dims=False)
+    less_equal = ops.LessEqual()
+    equal = ops.Equal()
+    logic_not = ops.LogicalNot()
+    allreduce = ops.AllReduce()
+    enable_allfinite = True
+    enable_tuple_broaden = True
+    ascend_910a_target = False
+    ascend_910b_target = False
+
     def __init__(self, network, optimizer, scale_sense):
         super().__init__(network, optimizer, sens=None)
+        self.base = jnp.asarray(1, jnp.float32)
+        self.base0 = jnp.asarray(0, jnp.int32)
+        self.is_distributed = self.parallel_mode != "stand_alone"
+        self.gpu_target = jax.default_backend() == "gpu"
         self.loss_scaling_manager = None
         if isinstance(scale_sense, Cell):
             self.loss_scaling_manager = scale_sense

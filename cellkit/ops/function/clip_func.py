@@ -92,4 +92,4 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     tensors = [_v(t) for t in x]
     global_norm = jnp.sqrt(sum(jnp.sum(jnp.square(t.astype(jnp.float32))) for t in tensors))
     scale = _v(clip_norm) / jnp.maximum(global_norm, _v(clip_norm))
-    return type(x)((t * scale).astype(t.dtype) for t in tensors)
+    return tuple((t * scale).astype(t.dtype) for t in tensors)  # a tuple for a list or ParameterTuple too
