@@ -25,7 +25,7 @@ import operator
 
 import jax
 
-from ..tensor_methods.assignment import assignment_error, set_item
+from ..tensor_methods.assignment import assignment_error, aug_item, set_item
 from ..tensor_methods.inplace import apply
 
 __all__ = ["setitem", "augsetitem", "store_back", "setattr_value", "inplace", "unbound"]
@@ -43,6 +43,8 @@ def setitem(obj, index, value):
 
 def augsetitem(obj, index, op, value):
     """What ``obj`` is after ``obj[index] <op>= value`` (``op`` names an ``operator.i*`` function)."""
+    if isinstance(obj, _Array):
+        return aug_item(obj, index, getattr(operator, op), value)
     current = obj[index]
     return setitem(obj, index, getattr(operator, op)(current, value))
 

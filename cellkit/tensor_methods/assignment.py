@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["set_item", "cast_value", "normalize_index", "assignment_error"]
+__all__ = ["set_item", "aug_item", "cast_value", "normalize_index", "assignment_error"]
 
 
 def _unwrap(x):
@@ -142,6 +142,28 @@ def set_item(x, index, value):
         items = tuple(np.nonzero(np.asarray(i)) if _is_mask(i) else (i,) for i in items)
         index = tuple(j for group in items for j in group)
     return x.at[index].set(value)
+
+
+def aug_item(x, index, op, value):
+    """The array ``x`` becomes after ``x[index] <op>= value`` (``op`` a binary function).
+
+    A boolean mask with a value that broadcasts to one selected element is done with
+    ``where`` over the whole array, so it works under ``jit``.
+    """
+    index = normalize_index(index)
+    if _is_mask(index) and getattr(index, "ndim", 0) <= x.ndim:
+        mask = jnp.asarray(index)
+        inner = x.shape[mask.ndim:]
+        v = _unwrap(value)
+        try:
+            jnp.broadcast_shapes(jnp.shape(v), inner)
+        except ValueError:
+            pass
+        else:
+            if jnp.broadcast_shapes(jnp.shape(v), inner) == tuple(inner):
+                new = cast_value(op(x, v), x.dtype)
+                return jnp.where(mask.reshape(mask.shape + (1,) * len(inner)), new, x)
+    return set_item(x, index, op(x[index], value))
 
 
 def assignment_error(what: str, fix: str, depth: int = 2) -> TypeError:
