@@ -25,6 +25,7 @@ import operator
 
 import jax
 
+from ..parameter import local
 from ..tensor_methods.assignment import assignment_error, aug_item, set_item
 from ..tensor_methods.inplace import apply
 
@@ -63,9 +64,24 @@ def store_back(obj, index, new):
 
 
 def setattr_value(obj, name, new):
-    """Set ``obj.<name>`` to ``new`` unless it already is that object (a Parameter updated in place)."""
-    if getattr(obj, name) is not new:
-        setattr(obj, name, new)
+    """Set ``obj.<name>`` to ``new`` unless it already is that object (a Parameter updated in place).
+
+    Inside a transform (``jit``, GRAPH_MODE, ``grad``), a traced array replacing an array attribute
+    holds only until the transform ends, as in MindSpore's graph mode: the attribute is not
+    written back (a Parameter is; keep state there).
+    """
+    old = getattr(obj, name)
+    if old is new:
+        return new
+    frame = local.frame
+    if frame is not None and isinstance(new, jax.core.Tracer) and isinstance(old, _Array) \
+            and name in getattr(obj, "__dict__", ()):
+        if frame.restores is None:
+            frame.restores = []
+        frame.restores.append((obj, name, obj.__dict__[name]))
+        obj.__dict__[name] = new
+        return new
+    setattr(obj, name, new)
     return new
 
 
