@@ -301,3 +301,25 @@ def test_decorators_are_not_applied_again():
         return wrapper
     wrapped = deco(g)
     assert rewrite_function(wrapped) is wrapped  # the wrapper itself assigns nothing
+
+
+class _Private(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.__buf = jnp.zeros(2)
+
+    def construct(self, x):
+        self.__buf[0] = x
+        return self.__buf
+
+
+def test_private_names_are_mangled_as_in_the_class_body():
+    assert _Private()(jnp.float32(3.0)).tolist() == [3.0, 0.0]
+
+
+def test_assignment_into_an_unnamed_tensor_is_refused_clearly():
+    @rewrite_function
+    def f():
+        jnp.zeros(2)[0] = 1.0
+    with pytest.raises(TypeError, match="assign the Tensor to a name first"):
+        f()

@@ -140,6 +140,39 @@ def _parse_function(fn):
     return node
 
 
+def _class_name(fn):
+    """The class a method was defined in, from its qualified name (None for a plain function)."""
+    parts = fn.__qualname__.split(".")
+    if len(parts) < 2 or parts[-2] == "<locals>":
+        return None
+    return parts[-2]
+
+
+def _mangle(node, cls_name) -> None:
+    """Mangle ``__private`` names as compiling the method inside its class body would."""
+    prefix = "_" + cls_name.lstrip("_")
+    if prefix == "_":
+        return
+
+    def m(name):
+        if name and name.startswith("__") and not name.endswith("__") and "." not in name:
+            return prefix + name
+        return name
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            sub.id = m(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            sub.attr = m(sub.attr)
+        elif isinstance(sub, ast.arg):
+            sub.arg = m(sub.arg)
+        elif isinstance(sub, ast.keyword) and sub.arg:
+            sub.arg = m(sub.arg)
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            sub.names = [m(n) for n in sub.names]
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not node:
+            sub.name = m(sub.name)
+
+
 def _find_code(code, name, line):
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
@@ -157,6 +190,9 @@ def _rewrite_code(fn):
     if node is None:
         return None
     node.decorator_list = []
+    cls_name = _class_name(fn)
+    if cls_name is not None:
+        _mangle(node, cls_name)
     # def factory(): <free variables> = None; def fn(...): ...; return fn
     # so free variables stay free (nonlocal declarations resolve) and the helper is one more of them.
     names = tuple(code.co_freevars) + (HELPER,)

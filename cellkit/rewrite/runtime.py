@@ -26,7 +26,7 @@ import operator
 import jax
 
 from ..parameter import local
-from ..tensor_methods.assignment import assignment_error, aug_item, set_item
+from ..tensor_methods.assignment import aug_item, set_item
 from ..tensor_methods.inplace import apply
 
 __all__ = ["setitem", "augsetitem", "store_back", "setattr_value", "inplace", "unbound"]
@@ -96,6 +96,7 @@ def inplace(obj, name, *args, **kwargs):
 def unbound(obj, index, value):
     """``obj[index] = value`` where the rewrite has no name to rebind (``f()[i] = v``)."""
     if isinstance(obj, _Array):
-        raise assignment_error("an assignment into a Tensor that no name holds", "y = f(); y[index] = value",
-                               depth=2)
+        raise TypeError("an assignment into a Tensor that no name holds (such as f()[i] = v) cannot "
+                        "rebind anything: a cellkit Tensor is an immutable jax.Array; assign the "
+                        "Tensor to a name first (y = f(); y[i] = v)")
     obj[index] = value
