@@ -58,7 +58,7 @@ def cast_value(value, dtype):
             host = host.astype(np.int64).astype(dtype)
         else:
             host = host.astype(dtype)
-    return jnp.asarray(host, dtype)
+    return host  # JAX takes NumPy values as they are: no separate transfer
 
 
 def normalize_index(index):
@@ -110,18 +110,18 @@ def _is_mask(i) -> bool:
 
 
 def _set_masked(x, mask, value):
-    mask = jnp.asarray(mask)
+    mask = mask if isinstance(mask, jax.Array) else np.asarray(mask)
     k = mask.ndim
     if tuple(mask.shape) != tuple(x.shape[:k]):
         raise IndexError(f"the boolean mask's shape {tuple(mask.shape)} does not match the indexed "
                          f"tensor's shape {tuple(x.shape[:k])}")
-    inner = x.shape[k:]
+    inner = tuple(x.shape[k:])
     try:
-        filled = jnp.broadcast_to(value, inner)
+        fits = np.broadcast_shapes(np.shape(value), inner) == inner
     except ValueError:
-        filled = None
-    if filled is not None:
-        return jnp.where(mask.reshape(mask.shape + (1,) * len(inner)), filled, x)
+        fits = False
+    if fits:
+        return jnp.where(mask.reshape(mask.shape + (1,) * len(inner)) if inner else mask, value, x)
     if isinstance(mask, jax.core.Tracer):
         raise TypeError("x[mask] = values with one value per True element needs a concrete mask: its "
                         "positions depend on the data, which a traced function (jit, grad, vmap) cannot "
