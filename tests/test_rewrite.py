@@ -300,7 +300,24 @@ def test_decorators_are_not_applied_again():
             return fn(*a)
         return wrapper
     wrapped = deco(g)
-    assert rewrite_function(wrapped) is wrapped  # the wrapper itself assigns nothing
+    assert rewrite_function(wrapped) is wrapped  # the wrapper itself assigns nothing...
+    assert wrapped(jnp.zeros(2)).tolist() == [1.0, 0.0]  # ...and now calls the rewritten function
+
+
+def test_cell_method_under_a_wrapping_decorator():
+    def logged(fn):
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            return fn(*a, **k)
+        return wrapper
+
+    class Net(nn.Cell):
+        @logged
+        def construct(self, x):
+            x[0] = 5.0
+            return x
+    assert Net()(jnp.zeros(2)).tolist() == [5.0, 0.0]
+    assert ms.jit(Net())(jnp.zeros(2)).tolist() == [5.0, 0.0]
 
 
 class _Private(nn.Cell):

@@ -24,6 +24,7 @@ the rewritten code are cached, so other code pays nothing.
 
 from __future__ import annotations
 
+import __future__
 import ast
 import dis
 import inspect
@@ -37,6 +38,9 @@ from .transform import HELPER, INPLACE_NAMES, Rewriter, scopes
 __all__ = ["rewrite_tree", "compile_source", "rewrite_function", "needs_rewrite", "source_needs_rewrite"]
 
 _STORE_SUBSCR = bytes([dis.opmap["STORE_SUBSCR"]])
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 _SOURCE_HINT = re.compile(r"\]\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.(?:"
                           + "|".join(sorted(map(re.escape, INPLACE_NAMES))) + r")\s*\(")
 
@@ -72,7 +76,7 @@ def _import_helper(tree) -> None:
 def _rewrite(tree, filename="<rewrite>"):
     """Rewrite ``tree`` in place; True when anything was rewritten."""
     try:
-        info = scopes(compile(tree, filename, "exec"))
+        info = scopes(compile(tree, filename, "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True))
     except SyntaxError:
         return False  # let the real compile report it
     rewriter = Rewriter(info)
@@ -209,7 +213,9 @@ def _rewrite_code(fn):
     ast.fix_missing_locations(module)
     if not _rewrite(module, code.co_filename):
         return None
-    return _find_code(compile(module, code.co_filename, "exec"), node.name, node.lineno)
+    # the original's __future__ features (annotations, ...), and none of this module's
+    compiled = compile(module, code.co_filename, "exec", code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    return _find_code(compiled, node.name, node.lineno)
 
 
 def _cell(value):
@@ -244,8 +250,24 @@ def rewrite_function(fn):
         new_code = _CODES[code]
         if new_code is not None:
             new = _rebuild(fn, new_code)
+    elif isinstance(getattr(fn, "__wrapped__", None), types.FunctionType):
+        _rewrite_wrapped(fn)
     _FUNCTIONS[fn] = new
     return new
+
+
+def _rewrite_wrapped(wrapper) -> None:
+    """A ``functools.wraps`` wrapper: rewrite the function it wraps, in the closure cell holding it."""
+    inner = wrapper.__wrapped__
+    new = rewrite_function(inner)
+    if new is inner:
+        return
+    for cell in wrapper.__closure__ or ():
+        try:
+            if cell.cell_contents is inner:
+                cell.cell_contents = new
+        except ValueError:  # an empty cell
+            continue
 
 
 def _rebuild(fn, new_code):
