@@ -340,3 +340,38 @@ def test_assignment_into_an_unnamed_tensor_is_refused_clearly():
         jnp.zeros(2)[0] = 1.0
     with pytest.raises(TypeError, match="assign the Tensor to a name first"):
         f()
+
+
+class _MaskedLoss(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 2)
+
+    def construct(self, x, y):
+        out = self.dense(x)
+        out[:, 0] = out[:, 0] * 2.0
+        out[y < 0] = 0.0
+        return (out ** 2).mean()
+
+
+def test_value_and_grad_of_a_cell_and_a_training_step():
+    net = _MaskedLoss()
+    x = jnp.array([[0.5, -1.0, 2.0], [1.0, 0.3, -0.2]])
+    y = jnp.array([[1.0, -1.0], [-1.0, 1.0]])
+    w, b = net.dense.weight.value, net.dense.bias.value
+
+    def ref(w, b):
+        out = x @ w.T + b
+        out = out.at[:, 0].set(out[:, 0] * 2.0)
+        out = jnp.where(y < 0, 0.0, out)
+        return (out ** 2).mean()
+    want_loss, want = jax.value_and_grad(ref, (0, 1))(w, b)
+    for fn in (ms.value_and_grad(net, None, net.trainable_params()),
+               ms.jit(ms.value_and_grad(net, None, net.trainable_params()))):
+        loss, grads = fn(x, y)
+        np.testing.assert_allclose(loss, want_loss, rtol=1e-6)
+        np.testing.assert_allclose(grads[0], want[0], rtol=1e-5)
+        np.testing.assert_allclose(grads[1], want[1], rtol=1e-5)
+    step = nn.TrainOneStepCell(net, nn.SGD(net.trainable_params(), learning_rate=0.1))
+    ms.jit(step)(x, y)
+    np.testing.assert_allclose(net.dense.weight.value, w - 0.1 * want[0], rtol=1e-5)
