@@ -375,3 +375,16 @@ def test_value_and_grad_of_a_cell_and_a_training_step():
     step = nn.TrainOneStepCell(net, nn.SGD(net.trainable_params(), learning_rate=0.1))
     ms.jit(step)(x, y)
     np.testing.assert_allclose(net.dense.weight.value, w - 0.1 * want[0], rtol=1e-5)
+
+
+def test_set_to_and_delete():
+    @rewrite_function
+    def f(x, y):
+        x.set_(y)
+        x.to_("CPU")
+        return x
+    assert f(jnp.zeros(2), jnp.ones(3)).tolist() == [1.0, 1.0, 1.0]
+    z = jnp.ones(2)
+    assert z.to_() is z
+    z.delete_()
+    assert z.is_deleted()

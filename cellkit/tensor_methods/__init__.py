@@ -38,7 +38,7 @@ __all__ = ["install", "METHODS", "PROPERTIES", "ADAPTERS", "UNSUPPORTED", "INPLA
            "array_classes"]
 
 FAMILIES = {"conversion": conversion, "shape": shape, "math": math, "reduction": reduction,
-            "indexing": indexing, "random": random}
+            "indexing": indexing, "random": random, "inplace": inplace}
 
 
 def _merge(attr):

@@ -28,7 +28,7 @@ from . import indexing, math as math_methods, random as random_methods
 from ._common import arr
 from .assignment import assignment_error, cast_value, set_item
 
-__all__ = ["INPLACE", "apply", "array_method", "parameter_method"]
+__all__ = ["INPLACE", "METHODS", "PROPERTIES", "ADAPTERS", "apply", "array_method", "parameter_method"]
 
 _M, _I = math_methods.METHODS, indexing.METHODS
 
@@ -59,6 +59,19 @@ def _random(x, from_=0, to=None, *, generator=None):
 
 def _exponential(x, lambd=1, *, generator=None):
     return (jax.random.exponential(next_key(), x.shape, jnp.float32) / lambd).astype(x.dtype)
+
+
+def _set(x, source=None, storage_offset=0, size=None, stride=None):
+    if source is None or storage_offset or size is not None or stride is not None:
+        raise TypeError("Tensor.set_() takes only a source Tensor on cellkit: a Tensor is an immutable "
+                        "jax.Array with no storage to offset into or stride over")
+    return arr(source)
+
+
+def _delete(x, non_blocking=False):
+    """Free the device buffer now (``jax.Array.delete``); a traced value has none."""
+    if not isinstance(x, jax.core.Tracer):
+        x.delete()
 
 
 def _random_fn(fn):
@@ -107,16 +120,29 @@ INPLACE = {
     "normal_": (_random_fn(random_methods.normal), "x = ops.normal(...)"),
     "random_": (_random, "x = ops.randint(from_, to, x.shape)"),
     "exponential_": (_exponential, "x = ops.exponential(...)"),
+    "set_": (_set, "x = source"),
     "bernoulli_": (lambda x, p=0.5, *, generator=None, **kw: random_methods.METHODS["bernoulli"](
         jnp.full_like(x, arr(p), dtype=jnp.float32) if not hasattr(arr(p), "shape") else
         jnp.broadcast_to(arr(p), x.shape).astype(jnp.float32), **kw).astype(x.dtype), "x = x.bernoulli(...)"),
 }
 
 
+# In-place methods that leave the value as it is: plain methods, no rebinding needed.
+METHODS = {
+    "to_": lambda x, device=None, non_blocking=False: x,  # one device per process: nothing moves
+    "delete_": _delete,
+}
+PROPERTIES = {}
+ADAPTERS = {}
+
+
 def apply(x, name, *args, **kwargs):
-    """The array ``x`` becomes after ``x.<name>(*args, **kwargs)``: kept in ``x``'s dtype and shape."""
+    """The array ``x`` becomes after ``x.<name>(*args, **kwargs)``: kept in ``x``'s dtype and shape
+    (``set_`` alone takes its source's)."""
     new = INPLACE[name][0](x, *args, **kwargs)
     new = jnp.asarray(new)
+    if name == "set_":
+        return new
     if new.dtype != x.dtype:
         new = jax.lax.convert_element_type(new, x.dtype)
     if new.shape != x.shape:
