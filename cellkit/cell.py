@@ -28,6 +28,7 @@ work on Cells directly:
 from __future__ import annotations
 
 import inspect
+import types
 from collections import OrderedDict
 
 import jax
@@ -39,6 +40,7 @@ from .cell_hooks import HookHandle, HooksMixin
 from .cell_members import MembersMixin
 from .cell_state import StateDictMixin
 from .parameter import PARAMETER_NAME_DEFAULT, Parameter, ParameterTuple, bump_structure, local, structure_epoch
+from .rewrite import rewrite_function
 
 __all__ = ["Cell", "HookHandle"]
 
@@ -72,6 +74,15 @@ def _call_inner(cell, args, kwargs):
         if new is None:
             raise
         raise new from err
+
+
+def _rewrite_methods(cls) -> None:
+    """Rewrite the assignments into Tensors (``x[i] = v``, ``x.add_(y)``) in a Cell subclass's methods."""
+    for name, attr in list(cls.__dict__.items()):
+        if isinstance(attr, (types.FunctionType, staticmethod, classmethod)):
+            new = rewrite_function(attr)
+            if new is not attr:
+                type.__setattr__(cls, name, new)
 
 
 def _hides_class_attribute(cls, name) -> bool:
@@ -215,6 +226,8 @@ class Cell(HooksMixin, MembersMixin, StateDictMixin):
         cls._ck_jvp = callable(getattr(cls, "jvp", None))  # a forward-mode rule (cellkit.engine.custom_jvp)
         cls._ck_bprop = callable(getattr(cls, "bprop", None)) or cls._ck_jvp
         cls._cell_special = cls._ck_bprop
+        if not cls.__module__.startswith("cellkit."):
+            _rewrite_methods(cls)
         _register(cls)
 
     def __init__(self, auto_prefix=True, flags=None):

@@ -37,6 +37,7 @@ import jax.numpy as jnp
 
 from ..cell import Cell
 from ..parameter import Parameter
+from ..rewrite import rewrite_function
 from .capture import Transformed, cell_signature
 from .fallback import CONCRETE_ERRORS, FIX, where
 from .frame import _to_values
@@ -63,7 +64,7 @@ class VmapFunction(Transformed):
     """What ``vmap`` returns: call it like ``fn`` with batched inputs."""
 
     def __init__(self, fn, in_axes, out_axes):
-        self.fn = fn
+        self.fn = rewrite_function(fn)
         self.in_axes = _check_axes(in_axes, "in_axes")
         self.out_axes = _check_axes(out_axes, "out_axes")
         if isinstance(self.in_axes, tuple) and all(a is None for a in self.in_axes) and self.in_axes:

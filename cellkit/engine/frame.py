@@ -32,7 +32,8 @@ class Frame:
     does not know are captured (``discover``) or force a new discovery.
     """
 
-    __slots__ = ("parent", "values", "params", "written", "staged", "discover", "captured", "created")
+    __slots__ = ("parent", "values", "params", "written", "staged", "discover", "captured", "created",
+                 "restores")
 
     def __init__(self, parent=None, staged=False, discover=False):
         self.parent = parent
@@ -43,6 +44,9 @@ class Frame:
         self.discover = discover
         self.captured = {}
         self.created = set()
+        # (object, attribute, old value): array attributes rebound inside the transform by an
+        # assignment (``self.buf[0] = 1``), put back when it ends, as in MindSpore's graph mode
+        self.restores = None
 
     def bind(self, param, value) -> None:
         self.values[id(param)] = value
@@ -125,6 +129,11 @@ class _Active:
 
     def __exit__(self, *exc):
         local.frame = self.saved
+        restores = self.frame.restores
+        if restores:
+            self.frame.restores = None
+            for obj, name, old in reversed(restores):
+                obj.__dict__[name] = old
 
 
 def _run_in_frame(parent, staged, params, vals, fn, args, positions, xs, kwargs):

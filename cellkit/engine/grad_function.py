@@ -16,6 +16,7 @@ import numpy as np
 
 from ..cell import Cell
 from ..parameter import Parameter, local
+from ..rewrite import rewrite_function
 from .capture import Transformed
 from .frame import _apply_writes, _run_in_frame, _to_values
 
@@ -81,7 +82,7 @@ class GradFunction(Transformed):
         if grad_position is None and weights is None:
             raise ValueError("grad: grad_position and weights cannot both be None; there would be "
                              "nothing to differentiate with respect to")
-        self.fn = fn
+        self.fn = fn = rewrite_function(fn)
         self.grad_position = grad_position
         self.positions = _positions(grad_position)
         self.weights, self.single_weight = _weights_tuple(weights)

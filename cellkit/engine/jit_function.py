@@ -21,6 +21,7 @@ from .. import random as ckrandom
 from ..cell import Cell
 from ..parallel import keep_sharding
 from ..parameter import Parameter, commit, local, structure_epoch
+from ..rewrite import rewrite_function
 from . import donation
 from .arguments import _is_stateful, dyn_shardings, layout, rebuild, split
 from .capture import _RELEVANT, Transformed, _bindings_hold, _collect_bindings, cell_signature, cell_token
@@ -92,7 +93,7 @@ class JitFunction(Transformed):
 
     def __init__(self, fn, static_argnums=(), static_argnames=(), in_shardings=None,
                  out_shardings=None, donate=None):
-        self.fn = fn
+        self.fn = rewrite_function(fn)
         if donate is not None and not isinstance(donate, bool):
             raise TypeError(f"cellkit.jit: donate must be True, False or None (the context's jit_donate), "
                             f"got {donate!r}")

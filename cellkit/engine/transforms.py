@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 
 from ..parameter import local
+from ..rewrite import rewrite_function
 from .capture import Transformed
 from .frame import _apply_writes, _run_in_frame, _to_values
 from .grad_function import GradFunction, _positions, _weights_tuple
@@ -41,6 +42,7 @@ def pure(fn, params, args, positions, kwargs=None):
     staged = parent.staged if parent is not None else False
     written = []
     kwargs = kwargs or {}
+    fn = rewrite_function(fn)
 
     def f(pvals, xs):
         out, frame = _run_in_frame(parent, staged, params, pvals, fn, args, positions, xs, kwargs)
@@ -160,7 +162,7 @@ class _Jacobian(Transformed):
     """What ``jacfwd``/``jacrev`` return: call it like ``fn``."""
 
     def __init__(self, fn, grad_position, has_aux, mode):
-        self.fn = fn
+        self.fn = rewrite_function(fn)
         self.positions = _positions(grad_position)
         if self.positions is None:
             raise TypeError(f"{mode}: grad_position must be an int or a tuple of ints, got None")

@@ -12,7 +12,9 @@ eagerly and inside ``cellkit.jit``, ``jax.jit``, ``jax.grad`` and ``jax.vmap``:
   Every call JAX accepts keeps JAX's meaning; MindSpore's spellings that JAX
   would refuse (``x.view(2, -1)``, ``x.sum(dim=1, keepdim=True)``) are added.
 * ``INPLACE`` (:mod:`.inplace`): ``add_``, ``zero_``, ... update a Parameter
-  through ``assign_value``; on a jax.Array they raise TypeError.
+  through ``assign_value``; on a jax.Array, code :mod:`cellkit.rewrite` reached
+  rebinds the name (``x = inplace.apply(x, "add_", y)``), anywhere else they raise
+  TypeError saying what to write, as ``x[i] = v`` does (:mod:`.assignment`).
 
 >>> import jax
 >>> import cellkit as ms
@@ -30,13 +32,13 @@ import types
 
 import jax
 
-from . import conversion, indexing, inplace, math, random, reduction, shape
+from . import assignment, conversion, indexing, inplace, math, random, reduction, shape
 
 __all__ = ["install", "METHODS", "PROPERTIES", "ADAPTERS", "UNSUPPORTED", "INPLACE", "FAMILIES",
            "array_classes"]
 
 FAMILIES = {"conversion": conversion, "shape": shape, "math": math, "reduction": reduction,
-            "indexing": indexing, "random": random}
+            "indexing": indexing, "random": random, "inplace": inplace}
 
 
 def _merge(attr):
@@ -105,6 +107,7 @@ def install() -> None:
         for name, (_, functional) in INPLACE.items():
             if name not in dir(cls):
                 setattr(cls, name, inplace.array_method(name, functional))
+        cls.__setitem__ = inplace.array_setitem
     for name, (fn, _) in INPLACE.items():
         if name not in dir(Parameter):
             setattr(Parameter, name, inplace.parameter_method(name, fn))
