@@ -268,7 +268,8 @@ class Parameter:
         # when first needed in the middle of a trace.
         saved, local.frame = local.frame, None
         try:
-            with jax.ensure_compile_time_eval():
+            # eval_context: under a trace that wraps even constants (jet's), still eager.
+            with jax.ensure_compile_time_eval(), jax.core.eval_context():
                 self._value = self._init.init_data()
         finally:
             local.frame = saved

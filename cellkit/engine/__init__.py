@@ -20,7 +20,9 @@ globals and closures a function reaches), ``arguments`` (how ``jit`` splits a
 call), ``jit_function`` (``jit``), ``grad_function`` (``grad``,
 ``value_and_grad``), ``bprop`` (custom ``bprop`` and GRAPH_MODE calls),
 ``custom_jvp`` (Cells with a forward-mode rule), ``transforms`` (``vjp``, ``jvp``,
-Jacobians, Hessians, ``GradOperation``, all over one helper, ``pure``), ``batching``
+Jacobians, Hessians, ``GradOperation``, all over one helper, ``pure``), ``taylor``
+(``jet``, ``derivative``, ``linearize``; ``jet_rules`` fills in missing Taylor rules),
+``int_inputs`` (MindSpore's rule for gradients of integer inputs), ``batching``
 (``vmap``), ``checkpointing`` (``recompute`` on ``jax.checkpoint``), ``hooks`` (Cell
 hooks, ``HookBackward``, ``InsertGradientOf``), ``control_flow`` (``ForiLoop``,
 ``WhileLoop``, ``Scan`` with state), ``fallback`` (Python control flow on traced
@@ -45,6 +47,7 @@ from .jit_function import JitFunction, compile_count, jit
 from .grad_function import GradFunction, grad, value_and_grad
 from .bprop import _graph_call  # noqa: F401  (installs the custom-bprop hook; tests read it)
 from .transforms import GradOperation, hessian, hvp, jacfwd, jacrev, jvp, vjp
+from .taylor import derivative, jet, linearize
 from .batching import vmap
 from .checkpointing import POLICIES, recompute
 from .hooks import HookBackward, InsertGradientOf  # also installs the hook-running call path
@@ -54,4 +57,4 @@ from .jit_config import JitConfig, mutable
 __all__ = ["jit", "grad", "value_and_grad", "JitFunction", "GradFunction", "Frame", "compile_count",
            "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap", "GradOperation", "recompute",
            "POLICIES", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan", "JitConfig",
-           "mutable"]
+           "mutable", "jet", "derivative", "linearize"]

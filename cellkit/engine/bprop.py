@@ -22,7 +22,7 @@ from ..cell_members import graph_call
 from ..cell_errors import note as _note
 from ..parameter import Parameter, local, structure_epoch
 from .custom_jvp import _call_with_jvp
-from .frame import _run_in_frame, _to_values
+from .frame import _run_in_frame, _to_values, modes
 from .jit_function import JitFunction
 
 __all__ = []
@@ -139,6 +139,12 @@ def _call_with_bprop(cell, args, kwargs):
 def _special_call(cell, args, kwargs):
     if local.frame is None and _graph_mode():
         return _graph_call(cell, *args, **kwargs)
+    if modes.taylor is not None and (type(cell)._ck_jvp or callable(getattr(type(cell), "bprop", None))):
+        rule = "jvp" if type(cell)._ck_jvp else "bprop"
+        raise TypeError(f"Cell {cell.cls_name} has a custom {rule}, which gives first derivatives only, and "
+                        f"was called under ops.{modes.taylor} (Taylor mode), which needs every order: there "
+                        f"is no Taylor rule for {cell.cls_name}. Take the rule off, or differentiate "
+                        f"{cell.cls_name} by nested grad/jvp")
     if type(cell)._ck_jvp:
         if callable(getattr(type(cell), "bprop", None)):
             raise TypeError(f"Cell {cell.cls_name} defines both bprop and jvp; define one: jvp serves "

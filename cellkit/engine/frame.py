@@ -9,6 +9,8 @@ frame's writes to its parent (or stores them, at the top).
 
 from __future__ import annotations
 
+import threading
+
 import jax
 
 from ..parameter import Parameter, commit, local
@@ -17,6 +19,15 @@ __all__ = ["Frame"]
 
 _MISS = object()
 _Tracer = jax.core.Tracer
+
+
+class _Modes(threading.local):
+    # The Taylor-mode transform tracing on this thread ("jet", "derivative"), else None: a Cell
+    # with a custom bprop or jvp rule refuses to run under it (its rule gives first order only).
+    taylor = None
+
+
+modes = _Modes()
 
 
 class _Rediscover(Exception):

@@ -18,7 +18,8 @@ from ..cell import Cell
 from ..parameter import Parameter, local
 from ..rewrite import rewrite_function
 from .capture import Transformed
-from .frame import _apply_writes, _run_in_frame, _to_values
+from .frame import _apply_writes, _Rediscover, _run_in_frame, _to_values
+from .int_inputs import cast_back, cast_like, is_int, is_scalar, no_float0, out_dtypes, to_float, weak, zeros_of
 
 __all__ = ["grad", "value_and_grad", "GradFunction"]
 
@@ -93,22 +94,61 @@ class GradFunction(Transformed):
         functools.update_wrapper(self, fn, updated=())
 
     def _differentiate(self, args, kwargs, positions=None, sens=None):
-        parent = local.frame
+        """``(output, input gradients, weight gradients, positions differentiated)``.
+
+        Positions holding Python numbers get no gradient (MindSpore's rule) and are left out;
+        integer Tensors follow :mod:`~cellkit.engine.int_inputs`."""
         if positions is None:
             positions = self.positions or ()
         for i in positions:
             if not -len(args) <= i < len(args):
                 raise IndexError(f"grad: grad_position {i} is out of range for {len(args)} "
                                  f"positional inputs of {getattr(self.fn, '__name__', 'the function')}")
+        positions = tuple(i for i in positions if not is_scalar(args[i]))
+        xs = [_to_values(args[i]) for i in positions]
+        ints = [k for k, x in enumerate(xs) if is_int(x)]
+        if not ints:
+            out, gx, gw = self._vjp(args, kwargs, positions, xs, (), sens)
+            return out, gx, gw, positions
+        try:
+            out, gx, gw = self._vjp(args, kwargs, positions, xs, ints, sens)
+        except _Rediscover:
+            raise
+        except Exception:  # noqa: BLE001 - the function needs the integers as integers: no gradient flows
+            kept = [i for k, i in enumerate(positions) if k not in ints]
+            out, gk, gw = self._vjp(args, kwargs, tuple(kept), [xs[k] for k in range(len(xs)) if k not in ints],
+                                    (), sens)
+            it = iter(gk)
+            gx = [zeros_of(x) if k in ints else next(it) for k, x in enumerate(xs)]
+            return out, gx, gw, positions
+        gx = [cast_back(g, xs[k].dtype) if k in ints else g for k, g in enumerate(gx)]
+        if self.return_value or self.has_aux:
+            out = cast_like(out, self._out_dtypes(args, kwargs))
+        return out, gx, gw, positions
+
+    def _out_dtypes(self, args, kwargs):
+        parent = local.frame
+        staged = parent.staged if parent is not None else False
+
+        def run(*a):
+            return _run_in_frame(parent, staged, (), (), self.fn, a, (), (), kwargs)[0]
+
+        return out_dtypes(run, *[_to_values(a) for a in args])
+
+    def _vjp(self, args, kwargs, positions, xs, ints, sens):
+        parent = local.frame
         weights = self.weights or ()
         wvals = [p.value for p in weights]
-        xs = [_to_values(args[i]) for i in positions]
+        if ints:
+            xs = [to_float(x) if k in ints else x for k, x in enumerate(xs)]
         fn, has_aux = self.fn, self.has_aux
         written = []
 
         staged = parent.staged if parent is not None else False
 
         def f(wvals, xs):
+            if ints:
+                xs = [weak(x) if k in ints else x for k, x in enumerate(xs)]
             out, frame = _run_in_frame(parent, staged, weights, wvals, fn, args, positions, xs, kwargs)
             if has_aux:
                 if not isinstance(out, tuple) or len(out) < 2:
@@ -125,14 +165,15 @@ class GradFunction(Transformed):
         gw, gx = vjp_fn(jax.tree_util.tree_map(_ones_like, main) if sens is None else _sens_like(main, sens))
         _apply_writes(parent, list(zip(written, write_vals)))
         gw = [g if p.requires_grad else jnp.zeros_like(g) for p, g in zip(weights, gw)]
-        return out, gx, gw
+        return out, no_float0(list(gx), list(xs)), gw
 
-    def _package(self, gx, gw):
+    def _package(self, gx, gw, positions):
         if self.return_ids:
-            gx = tuple(zip(self.positions or (), gx))
+            gx = tuple(zip(positions, gx))
             gw = tuple(zip((p.name for p in self.weights or ()), gw))
-        # MindSpore returns a bare gradient for a single position, (0,) included.
-        single_x = self.positions is not None and len(self.positions) == 1
+        # MindSpore returns a bare gradient where one position is differentiated, (0,) included,
+        # and () where the only positions held Python numbers.
+        single_x = self.positions is not None and len(gx) == 1
         if self.weights is None:
             return gx[0] if single_x else tuple(gx)
         gw = gw[0] if self.single_weight else tuple(gw)
@@ -147,8 +188,8 @@ class GradFunction(Transformed):
                 raise TypeError(f"grad(sens_param=True): call {getattr(self.fn, '__name__', 'the function')} "
                                 "with its inputs followed by the sensitivity (the output's gradient)")
             args, sens = args[:-1], args[-1]
-        out, gx, gw = self._differentiate(args, kwargs, sens=sens)
-        grads = self._package(gx, gw)
+        out, gx, gw, positions = self._differentiate(args, kwargs, sens=sens)
+        grads = self._package(gx, gw, positions)
         if self.return_value:
             return out, grads
         if self.has_aux:

@@ -28,9 +28,11 @@ from ..parameter import local
 from ..rewrite import rewrite_function
 from .capture import Transformed
 from .frame import _apply_writes, _run_in_frame, _to_values
+from .frame import _Rediscover
 from .grad_function import GradFunction, _positions, _weights_tuple
+from .int_inputs import cast_back, cast_like, is_int, out_dtypes, to_float, weak, zeros_of
 
-__all__ = ["vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "GradOperation", "pure"]
+__all__ = ["vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "GradOperation", "pure", "forward"]
 
 
 def pure(fn, params, args, positions, kwargs=None):
@@ -96,15 +98,19 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     params, single = _weights_tuple(weights)
     params = params or ()
     xs = [_to_values(a) for a in inputs]
-    f, written, parent = pure(fn, params, inputs, range(len(inputs)))
-
-    def g(pvals, xs):
-        out, wv = f(pvals, xs)
-        main, aux = _split_aux(out, has_aux, "vjp")
-        return main, (aux, wv)
-
-    main, raw, (aux, wv) = jax.vjp(g, [p.value for p in params], xs, has_aux=True)
-    finish(parent, written, wv)
+    ints = [k for k, x in enumerate(xs) if is_int(x)]
+    try:
+        main, raw, aux, held = _vjp_pure(fn, inputs, xs, params, has_aux, ints, ())
+    except _Rediscover:
+        raise
+    except Exception:  # noqa: BLE001 - the function needs its integer inputs as integers
+        if not ints:
+            raise
+        main, raw, aux, held = _vjp_pure(fn, inputs, xs, params, has_aux, (), ints)
+    shown_main, shown_aux = main, aux
+    if ints and not held:
+        dtypes = _original_dtypes(fn, xs, has_aux)
+        shown_main, shown_aux = cast_like(main, dtypes[0]), cast_like(aux, dtypes[1])
 
     def vjp_fn(*v):
         v = v[0] if len(v) == 1 else v
@@ -117,13 +123,42 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
                              f"{_name(fn)}, {jax.tree_util.tree_map(jnp.shape, main)}") from err
         v = tree.unflatten([_like(a, m, "vjp_fn's vector", i) for i, (a, m) in enumerate(zip(vl, leaves))])
         gw, gx = raw(v)
-        gx = tuple(gx)
+        it = iter(gx)
+        gx = tuple(zeros_of(x) if k in held else (cast_back(next(it), x.dtype) if k in ints else next(it))
+                   for k, x in enumerate(xs))
         if weights is None:
             return gx
         gw = [g if p.requires_grad else jnp.zeros_like(g) for p, g in zip(params, gw)]
         return gx, (gw[0] if single else tuple(gw))
 
-    return (main, vjp_fn, aux) if has_aux else (main, vjp_fn)
+    return (shown_main, vjp_fn, shown_aux) if has_aux else (shown_main, vjp_fn)
+
+
+def _vjp_pure(fn, inputs, xs, params, has_aux, ints, held):
+    """``jax.vjp`` of ``fn``: integer inputs at ``ints`` as floats, those at ``held`` not differentiated."""
+    positions = [k for k in range(len(xs)) if k not in held]
+    dxs = [to_float(xs[k]) if k in ints else xs[k] for k in positions]
+    f, written, parent = pure(fn, params, inputs, positions)
+
+    def g(pvals, dxs):
+        dxs = [weak(x) if k in ints else x for k, x in zip(positions, dxs)]
+        out, wv = f(pvals, dxs)
+        main, aux = _split_aux(out, has_aux, "vjp")
+        return main, (aux, wv)
+
+    main, raw, (aux, wv) = jax.vjp(g, [p.value for p in params], dxs, has_aux=True)
+    finish(parent, written, wv)
+    return main, raw, aux, held
+
+
+def _original_dtypes(fn, xs, has_aux):
+    """The dtypes of ``fn(*xs)``'s output (and aux) with its integer inputs as they are."""
+    f, _, _ = pure(fn, (), xs, ())
+
+    def run():
+        return _split_aux(f([], [])[0], has_aux, "vjp")
+
+    return out_dtypes(run)
 
 
 def _as_tuple(x):
@@ -146,16 +181,52 @@ def jvp(fn, inputs, v, has_aux=False):
         raise ValueError(f"jvp: {len(xs)} input(s) but {len(vs)} tangent(s) in v; give one per input")
     xs = [_to_values(x) for x in xs]
     vs = [_like(t, x, "v", i) for i, (t, x) in enumerate(zip(vs, xs))]
-    f, written, parent = pure(fn, (), xs, range(len(xs)))
 
-    def g(xs):
-        out, wv = f([], xs)
-        main, aux = _split_aux(out, has_aux, "jvp")
-        return main, (aux, wv)
+    def run(g, dxs, positions, ints):
+        dvs = [to_float(vs[k]) if k in ints else vs[k] for k in positions]
+        return jax.jvp(g, (dxs,), (dvs,), has_aux=True)
 
-    main, tangent, (aux, wv) = jax.jvp(g, (xs,), (vs,), has_aux=True)
-    finish(parent, written, wv)
+    (main, tangent, (aux, wv)), done, dtypes = forward(fn, xs, has_aux, "jvp", run)
+    done(wv)
+    if dtypes is not None:
+        main, tangent, aux = cast_like(main, dtypes[0]), cast_like(tangent, dtypes[0]), cast_like(aux, dtypes[1])
     return (main, tangent, aux) if has_aux else (main, tangent)
+
+
+def forward(fn, xs, has_aux, who, run):
+    """A forward-mode transform of ``fn`` over the values ``xs``, with MindSpore's rule for integers.
+
+    ``run(g, dxs, positions, ints)`` applies the JAX transform to ``g(dxs) -> (main, (aux,
+    writes))``, where ``dxs`` are the differentiated inputs (those at ``positions``; integer ones,
+    at ``ints``, as floats). Returns ``(run's result, done, dtypes)``: ``done(writes)`` applies the
+    writes; ``dtypes`` are the output and aux dtypes to cast back to where integers were made
+    floats (else None). A function that needs its integers as integers runs with them held."""
+    ints = [k for k, x in enumerate(xs) if is_int(x)]
+
+    def attempt(ints, held):
+        positions = [k for k in range(len(xs)) if k not in held]
+        f, written, parent = pure(fn, (), xs, positions)
+
+        def g(dxs):
+            dxs = [weak(x) if k in ints else x for k, x in zip(positions, dxs)]
+            out, wv = f([], dxs)
+            main, aux = _split_aux(out, has_aux, who)
+            return main, (aux, wv)
+
+        dxs = [to_float(xs[k]) if k in ints else xs[k] for k in positions]
+        result = run(g, dxs, positions, ints)
+        return result, (lambda wv: finish(parent, written, wv))
+
+    try:
+        result, done = attempt(ints, ())
+    except _Rediscover:
+        raise
+    except Exception:  # noqa: BLE001 - the function needs its integer inputs as integers
+        if not ints:
+            raise
+        result, done = attempt((), ints)
+        return result, done, None
+    return result, done, (_original_dtypes(fn, xs, has_aux) if ints else None)
 
 
 class _Jacobian(Transformed):
@@ -313,13 +384,13 @@ class GradOperation:
                     raise TypeError(f"GradOperation: {_name(fn)} has no input to differentiate; "
                                     "use get_by_list=True with weights")
                 positions = (0,)
-            _, gx, gw = holder._differentiate(args, kwargs, positions, sens)
+            _, gx, gw, _ = holder._differentiate(args, kwargs, positions, sens)
             if op.get_all and op.get_by_list:
                 return tuple(gx), tuple(gw)
             if op.get_all:
                 return tuple(gx)
             if op.get_by_list:
                 return tuple(gw)
-            return gx[0]
+            return gx[0] if gx else ()
 
         return grad_fn

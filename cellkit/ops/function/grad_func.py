@@ -7,11 +7,12 @@ from __future__ import annotations
 import jax
 
 from ...engine import (ForiLoop, GradOperation, HookBackward, InsertGradientOf, Scan, WhileLoop, grad, hessian, hvp, jacfwd, jacrev, jvp,
-                       value_and_grad, vjp, vmap)
+                       value_and_grad, vjp, vmap, jet, derivative, linearize)
 from ._utils import _v, exporter
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap",
-           "GradOperation", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan"]
+           "GradOperation", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan",
+           "jet", "derivative", "linearize"]
 _public = exporter(__all__)
 
 
