@@ -219,3 +219,18 @@ def test_train_one_step_attributes_as_mindspore():
            "requires_grad": step.requires_grad, "parallel_mode": step.parallel_mode,
            "sense_flag": step.sense_flag, "use_graceful_exit": step.use_graceful_exit}
     assert got == want
+
+
+def test_a_subclass_may_use_hyper_map_without_defining_it():
+    class Step(nn.TrainOneStepCell):
+        def construct(self, x, y):
+            loss = self.network(x, y)
+            grads = self.grad(self.network, self.weights)(x, y, ops.ones_like(loss) * self.sens)
+            grads = self.hyper_map(F.partial(clip_grad, GRADIENT_CLIP_TYPE, GRADIENT_CLIP_VALUE), grads)
+            self.optimizer(self.grad_reducer(grads))
+            return loss
+
+    net = dense()
+    step = Step(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    losses = [float(step(ms.Tensor(X), ms.Tensor(Y))) for _ in range(5)]
+    np.testing.assert_allclose(losses, REC["train/ClipTrainOneStepCell/pynative"]["output"]["losses"], rtol=2e-5)
