@@ -259,3 +259,8 @@ def test_instance_bookkeeping():
     holder = nn.Cell()
     holder.ps = [ms.Parameter(ms.Tensor([1.0]), name="q")]
     assert holder.exist_names == {"q"} and len(holder.exist_objs) == 1
+
+
+def test_flags_given_to_the_constructor_are_flags():
+    cell = nn.Cell(flags={"sink_mode": True})
+    assert cell.sink_mode is True and cell.get_flags() == {"sink_mode": True}
