@@ -239,7 +239,7 @@ class Cell(HooksMixin, MembersMixin, StateDictMixin):
         if frame is not None:  # built inside a traced function: its own business
             d["_ck_in_trace"] = True
         if flags:
-            d.update(flags)
+            self.add_flags(**flags)
         bump_structure()
 
     # ----- attributes ----------------------------------------------------------

@@ -10,7 +10,8 @@ that defines it and a method's signature. :func:`check_members` checks cellkit's
   ``**kwargs`` where MindSpore has them) and needs no argument MindSpore does not have;
 - or the name is in the object's ``refused`` table, ``{name: reason}`` (a MindSpore internal no
   program uses, or a member with no meaning on JAX; each one also has a line in
-  docs/differences.md). ``signatures`` lists methods whose parameters knowingly differ.
+  docs/differences.md). ``signatures`` lists methods whose parameters knowingly differ;
+- optionally (``types``), an attribute holding a plain Python value holds one of MindSpore's type.
 
 The tables common to every Cell (:data:`CELL_REFUSED`, :data:`CELL_SIGNATURES`) live here, so the
 test of any Cell (a layer, a wrapper, an optimizer) starts from them::
@@ -93,8 +94,15 @@ def _signature_problem(value, signature):
     return "; ".join(problems) or None
 
 
-def missing_members(key, obj, refused=None, signatures=None):
-    """The problems with ``obj`` against MindSpore's record ``key``, one line each (empty: none)."""
+_SCALAR_TYPES = ("bool", "int", "float", "str", "NoneType", "list", "tuple", "dict")
+
+
+def missing_members(key, obj, refused=None, signatures=None, types=None):
+    """The problems with ``obj`` against MindSpore's record ``key``, one line each (empty: none).
+
+    With ``types`` (``{attribute: reason}``, possibly empty) an attribute MindSpore holds as a plain
+    Python value (bool, int, float, str, None, list, tuple, dict) must have that value's type too,
+    except the attributes ``types`` names."""
     refused = refused or {}
     signatures = signatures or {}
     members = recorded(key)["members"]
@@ -125,10 +133,16 @@ def missing_members(key, obj, refused=None, signatures=None):
         elif inspect.ismethod(value) and entry.get("type") not in ("function", "method"):
             problems.append(f"{name}: MindSpore's is a {entry['kind']} "
                             f"({entry.get('type', 'property')}), cellkit's a method")
+        elif types is not None and entry["kind"] == "attribute" and entry.get("type") in _SCALAR_TYPES \
+                and name not in types and type(value).__name__ != entry["type"]:
+            problems.append(f"{name}: MindSpore's holds a {entry['type']}, cellkit's a {type(value).__name__}")
+    if types is not None:
+        problems.extend(f"{name}: listed as a differing type, but MindSpore's {key} has no such attribute"
+                        for name in types if name not in members)
     return problems
 
 
-def check_members(key, obj, refused=None, signatures=None):
+def check_members(key, obj, refused=None, signatures=None, types=None):
     """Assert that ``obj`` has every public member MindSpore's ``key`` has (see the module docstring)."""
-    problems = missing_members(key, obj, refused, signatures)
+    problems = missing_members(key, obj, refused, signatures, types)
     assert not problems, f"{key} ({type(obj).__name__}): {len(problems)} problem(s):\n  " + "\n  ".join(problems)

@@ -259,3 +259,22 @@ def test_instance_bookkeeping():
     holder = nn.Cell()
     holder.ps = [ms.Parameter(ms.Tensor([1.0]), name="q")]
     assert holder.exist_names == {"q"} and len(holder.exist_objs) == 1
+
+
+def test_flags_given_to_the_constructor_are_flags():
+    cell = nn.Cell(flags={"sink_mode": True})
+    assert cell.sink_mode is True and cell.get_flags() == {"sink_mode": True}
+
+
+def test_dense_operator_attributes_serve_a_subclass_construct():
+    class MyDense(nn.Dense):
+        def construct(self, x):
+            x = self.bias_add(self.matmul(x, self.weight), self.bias)
+            return self.reshape(x, self.shape_op(x))
+
+    mine, ref = MyDense(2, 2, weight_init=ms.Tensor(W), bias_init=ms.Tensor(B)), dense()
+    np.testing.assert_allclose(mine(ms.Tensor(X)), ref(ms.Tensor(X)), rtol=1e-6)
+    np.testing.assert_allclose(ms.jit(mine)(ms.Tensor(X)), ref(ms.Tensor(X)), rtol=1e-6)
+    assert not mine.activation_flag and nn.Dense(2, 2, activation="relu").activation_flag
+    np.testing.assert_array_equal(mine.bias_add(ms.Tensor(np.zeros((1, 2, 1, 1), np.float32)), ms.Tensor(B))[0, :, 0, 0],
+                                  B)

@@ -137,3 +137,11 @@ def test_reset_starts_from_the_first_epoch_again():
 def test_runtime_only_members_say_what_to_use(name, args):
     with pytest.raises(NotImplementedError, match=f"Dataset.{name}: "):
         getattr(slices(), name)(*args)
+
+
+def test_class_indexing_reaches_through_the_pipeline(tmp_path):
+    for name in ("cat", "dog"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.bin").write_bytes(b"x")
+    data = ds.ImageFolderDataset(str(tmp_path), shuffle=False).batch(1)
+    assert data.get_class_indexing() == {"cat": 0, "dog": 1} and data.num_classes() == 2

@@ -109,6 +109,18 @@ for _key in BUILDERS:
 # Per object: {method: why its parameters differ from MindSpore's}.
 SIGNATURES = {key: dict(CELL_SIGNATURES) for key in BUILDERS if key.startswith("nn.")}
 
+# Per object: {attribute: why its value's type differs from MindSpore's} (the attribute types are checked).
+_SOURCE_TYPES = {
+    "num_samples": "None for all rows (MindSpore: 0)",
+    "num_shards": "None when not sharded (MindSpore: 1)",
+    "shard_id": "None when not sharded (MindSpore: 0)",
+}
+TYPES = {key: {} for key in BUILDERS}
+TYPES["dataset.GeneratorDataset"] = TYPES["dataset.NumpySlicesDataset"] = _SOURCE_TYPES
+TYPES["dataset.BatchDataset"] = {"input_columns": "None when not given (MindSpore: [])",
+                                 "output_columns": "None when not given (MindSpore: [])"}
+TYPES["dataset.MapDataset"] = {"num_parallel_workers": "1 when not given (MindSpore: None)"}
+
 OTHER_FILE = "built in test_members_optim.py (optimizers, Parameter, ParameterTuple, Tensor)"
 
 
@@ -116,7 +128,7 @@ OTHER_FILE = "built in test_members_optim.py (optimizers, Parameter, ParameterTu
 def test_every_member_is_there(key):
     if key not in BUILDERS:
         pytest.skip(OTHER_FILE)
-    check_members(key, BUILDERS[key](), REFUSED.get(key), SIGNATURES.get(key))
+    check_members(key, BUILDERS[key](), REFUSED.get(key), SIGNATURES.get(key), TYPES.get(key))
 
 
 def test_every_refused_cell_member_raises_saying_what_to_use():

@@ -219,3 +219,86 @@ def test_train_one_step_attributes_as_mindspore():
            "requires_grad": step.requires_grad, "parallel_mode": step.parallel_mode,
            "sense_flag": step.sense_flag, "use_graceful_exit": step.use_graceful_exit}
     assert got == want
+
+
+def test_a_subclass_may_use_hyper_map_without_defining_it():
+    class Step(nn.TrainOneStepCell):
+        def construct(self, x, y):
+            loss = self.network(x, y)
+            grads = self.grad(self.network, self.weights)(x, y, ops.ones_like(loss) * self.sens)
+            grads = self.hyper_map(F.partial(clip_grad, GRADIENT_CLIP_TYPE, GRADIENT_CLIP_VALUE), grads)
+            self.optimizer(self.grad_reducer(grads))
+            return loss
+
+    net = dense()
+    step = Step(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    losses = [float(step(ms.Tensor(X), ms.Tensor(Y))) for _ in range(5)]
+    np.testing.assert_allclose(losses, REC["train/ClipTrainOneStepCell/pynative"]["output"]["losses"], rtol=2e-5)
+
+
+grad_scale = C.MultitypeFuncGraph("grad_scale")
+
+
+@grad_scale.register("Tensor", "Tensor")
+def _grad_scale(scale, grad):
+    return grad * ops.Reciprocal()(scale)
+
+
+class ScaledTrainOneStepCell(nn.TrainOneStepWithLossScaleCell):
+    """As the model zoo's BertTrainOneStepWithLossScaleCell (the overflow check as on a CPU)."""
+
+    def __init__(self, network, optimizer, scale_update_cell=None):
+        super().__init__(network, optimizer, scale_update_cell)
+        self.cast = ops.Cast()
+        self.degree = 1
+
+    def get_overflow_status(self, status, compute_output):
+        overflow = ops.zeros((), ms.bool_)
+        for g in compute_output:
+            overflow = ops.logical_or(overflow, ops.logical_not(ops.isfinite(g).all()))
+        return overflow
+
+    def construct(self, x, y, sens=None):
+        weights = self.weights
+        loss = self.network(x, y)
+        scaling_sens = self.scale_sense if sens is None else sens
+        status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
+        grads = self.grad(self.network, weights)(x, y, self.cast(scaling_sens, ms.float32))
+        grads = self.grad_reducer(grads)
+        grads = self.hyper_map(F.partial(grad_scale, scaling_sens * self.degree), grads)
+        grads = self.hyper_map(F.partial(clip_grad, GRADIENT_CLIP_TYPE, GRADIENT_CLIP_VALUE), grads)
+        cond = self.get_overflow_status(status, grads)
+        overflow = cond
+        if sens is None:
+            overflow = self.loss_scaling_manager(self.scale_sense, cond)
+        if not overflow:
+            self.optimizer(grads)
+        return (loss, cond, scaling_sens)
+
+
+# GRAPH_MODE: `if not overflow:` branches on a traced value, so the step runs op by op (cellkit.jit's
+# fallback, which warns); the numbers are MindSpore's either way.
+@pytest.mark.filterwarnings("ignore:cellkit.jit.*Python control flow:RuntimeWarning")
+@pytest.mark.parametrize("big", [False, True], ids=["no-overflow", "overflow"])
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_loss_scale_subclass_matches_mindspore(mode, big):
+    want = REC[f"train/ScaledTrainOneStepCell/{'overflow/' if big else ''}{mode}"]["output"]
+    net = dense()
+    loss_net = nn.WithLossCell(net, nn.MSELoss())
+    manager = nn.DynamicLossScaleUpdateCell(loss_scale_value=2.0 ** (127 if big else 10), scale_factor=2,
+                                            scale_window=2)
+    step = ScaledTrainOneStepCell(loss_net, nn.Momentum(net.trainable_params(), 0.1, 0.9), manager)
+    step.set_train()
+    if mode == "graph":
+        ms.set_context(mode=ms.GRAPH_MODE)
+    got = []
+    try:
+        for _ in range(6):
+            loss, cond, scale = step(ms.Tensor(X), ms.Tensor(Y))
+            got.append([float(loss), bool(cond), float(np.asarray(scale).reshape(-1)[0])])
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert [g[1] for g in got] == [w[1] for w in want["steps"]]
+    np.testing.assert_allclose([g[0] for g in got], [w[0] for w in want["steps"]], rtol=2e-5)
+    np.testing.assert_allclose([g[2] for g in got], [w[2] for w in want["steps"]], rtol=1e-6)
+    assert_values(values(net), want["values"], rtol=2e-5, atol=1e-6)

@@ -174,12 +174,13 @@ class DatasetMembersMixin:
         return self.__dict__.get("sampler")
 
     def get_class_indexing(self) -> dict:
-        """``{class name: index}`` of a folder dataset; {} for the others."""
-        return {}
+        """``{class name: index}`` of the folder dataset under this pipeline; {} for the others."""
+        return self.children[0].get_class_indexing() if self.children else {}
 
     def num_classes(self):
-        """The number of classes of a folder dataset; None for the others."""
-        return None
+        """The number of classes of the folder dataset under this pipeline; None for the others."""
+        indexing = self.get_class_indexing()
+        return len(indexing) if indexing else None
 
     def is_sharded(self) -> bool:
         if "num_shards" in self.__dict__ or "sampler" in self.__dict__:

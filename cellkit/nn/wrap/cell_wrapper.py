@@ -221,6 +221,10 @@ class TrainOneStepCell(Cell):
     (1.0, ['bias', 'weight'], array([1.], dtype=float32))
     """
 
+    # Not an attribute of MindSpore 2.10's TrainOneStepCell (its loss-scale subclass has it), but
+    # training cells written from the model zoo's use it without defining it: a shared HyperMap.
+    hyper_map = ops.HyperMap()
+
     def __init__(self, network, optimizer, sens=None, return_grad=False):
         super().__init__(auto_prefix=False)
         if not isinstance(network, Cell):

@@ -147,7 +147,6 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     """
 
     # MindSpore's operator attributes, which subclasses' construct methods use.
-    hyper_map = ops.HyperMap()
     reduce_sum = ops.ReduceSum(keep_dims=False)
     reduce_all = ops.ReduceAll(keep_dims=False)
     less_equal = ops.LessEqual()
