@@ -388,3 +388,22 @@ def test_set_to_and_delete():
     assert z.to_() is z
     z.delete_()
     assert z.is_deleted()
+
+
+H = jnp.zeros(2)
+
+
+def test_declarations_of_nested_functions_stay_theirs():
+    def outer():
+        def inner():
+            global H
+            H = H + 1
+        inner()
+        H[0] = 7.0  # H is global here too (never assigned in outer): rebinding the global
+    global H
+    old = H
+    try:
+        rewrite_function(outer)()
+        assert H.tolist() == [7.0, 1.0]
+    finally:
+        H = old

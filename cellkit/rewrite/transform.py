@@ -81,13 +81,23 @@ def _has_subscript(target) -> bool:
     return False
 
 
+def _own_nodes(func):
+    """The nodes of a function's own scope (not those of functions or classes nested in it)."""
+    stack = list(func.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
 class _Scope:
     """A function being rewritten: its locals and free variables, and the declarations to add."""
 
     def __init__(self, node, info):
         self.node = node
         self.locals, self.frees = info if info is not None else (None, frozenset())
-        self.declared = {n for stmt in ast.walk(node) if isinstance(stmt, (ast.Global, ast.Nonlocal))
+        self.declared = {n for stmt in _own_nodes(node) if isinstance(stmt, (ast.Global, ast.Nonlocal))
                          for n in stmt.names}
         self.nonlocals: set = set()
         self.globals: set = set()
