@@ -407,3 +407,9 @@ def test_declarations_of_nested_functions_stay_theirs():
         assert H.tolist() == [7.0, 1.0]
     finally:
         H = old
+
+
+def test_compile_source_single_mode():
+    ns = {"x": jnp.zeros(2)}
+    exec(compile_source("for i in range(2):\n    x[i] += 1.0\n", "<cell>", "single"), ns)
+    assert ns["x"].tolist() == [1.0, 1.0]

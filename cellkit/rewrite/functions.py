@@ -76,8 +76,9 @@ def _import_helper(tree) -> None:
 def _rewrite(tree, filename="<rewrite>"):
     """Rewrite ``tree`` in place; True when anything was rewritten."""
     try:
-        info = scopes(compile(tree, filename, "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True))
-    except SyntaxError:
+        mode = "single" if isinstance(tree, ast.Interactive) else "exec"
+        info = scopes(compile(tree, filename, mode, ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True))
+    except (SyntaxError, TypeError, ValueError):
         return False  # let the real compile report it
     rewriter = Rewriter(info)
     rewriter.visit(tree)
