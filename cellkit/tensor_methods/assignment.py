@@ -109,6 +109,14 @@ def _is_mask(i) -> bool:
     return getattr(i, "ndim", 0) > 0 and np.dtype(getattr(i, "dtype", np.int32)).kind == "b"
 
 
+def _fits(value, inner) -> bool:
+    """Does ``value`` broadcast to the shape ``inner`` (one element a mask selects)?"""
+    try:
+        return np.broadcast_shapes(np.shape(value), inner) == inner
+    except ValueError:
+        return False
+
+
 def _set_masked(x, mask, value):
     mask = mask if isinstance(mask, jax.Array) else np.asarray(mask)
     k = mask.ndim
@@ -116,11 +124,7 @@ def _set_masked(x, mask, value):
         raise IndexError(f"the boolean mask's shape {tuple(mask.shape)} does not match the indexed "
                          f"tensor's shape {tuple(x.shape[:k])}")
     inner = tuple(x.shape[k:])
-    try:
-        fits = np.broadcast_shapes(np.shape(value), inner) == inner
-    except ValueError:
-        fits = False
-    if fits:
+    if _fits(value, inner):
         return jnp.where(mask.reshape(mask.shape + (1,) * len(inner)) if inner else mask, value, x)
     if isinstance(mask, jax.core.Tracer):
         raise TypeError("x[mask] = values with one value per True element needs a concrete mask: its "
@@ -151,18 +155,12 @@ def aug_item(x, index, op, value):
     ``where`` over the whole array, so it works under ``jit``.
     """
     index = normalize_index(index)
-    if _is_mask(index) and getattr(index, "ndim", 0) <= x.ndim:
-        mask = jnp.asarray(index)
-        inner = x.shape[mask.ndim:]
+    if _is_mask(index) and tuple(index.shape) == tuple(x.shape[:index.ndim]):
+        inner = tuple(x.shape[index.ndim:])
         v = _unwrap(value)
-        try:
-            jnp.broadcast_shapes(jnp.shape(v), inner)
-        except ValueError:
-            pass
-        else:
-            if jnp.broadcast_shapes(jnp.shape(v), inner) == tuple(inner):
-                new = cast_value(op(x, v), x.dtype)
-                return jnp.where(mask.reshape(mask.shape + (1,) * len(inner)), new, x)
+        if _fits(v, inner):
+            new = cast_value(op(x, v), x.dtype)
+            return jnp.where(jnp.reshape(index, index.shape + (1,) * len(inner)), new, x)
     return set_item(x, index, op(x[index], value))
 
 
