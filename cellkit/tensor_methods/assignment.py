@@ -8,6 +8,8 @@ MindSpore's rules hold:
   out-of-range integers wrap, a float32 beyond float16's range becomes ``inf``);
 * it broadcasts to the indexed region;
 * a concrete integer index outside the axis raises IndexError (JAX would drop it);
+* a concrete index array that repeats a row keeps the last write, as MindSpore does
+  (XLA leaves the order of repeated writes open; a traced index keeps XLA's order);
 * a boolean mask selects elements: a value broadcastable to one selected
   element is written with ``where`` (so it works under ``jit``), a value with one
   entry per True element needs a concrete mask.
@@ -145,7 +147,21 @@ def set_item(x, index, value):
     if any(_is_mask(i) for i in items) and not any(isinstance(i, jax.core.Tracer) for i in items):
         items = tuple(np.nonzero(np.asarray(i)) if _is_mask(i) else (i,) for i in items)
         index = tuple(j for group in items for j in group)
+    if len(items) == 1 and getattr(index, "ndim", 0) == 1 and not isinstance(index, jax.core.Tracer) \
+            and np.dtype(index.dtype).kind in "iu":
+        index, value = _last_wins(x, np.asarray(index), value)
     return x.at[index].set(value)
+
+
+def _last_wins(x, index, value):
+    """Drop all but the last write to a repeated row (MindSpore's result; XLA leaves the order open)."""
+    rows = np.where(index < 0, index + x.shape[0], index)
+    if np.unique(rows).size == rows.size:
+        return index, value
+    keep = rows.size - 1 - np.unique(rows[::-1], return_index=True)[1]
+    keep.sort()
+    value = jnp.broadcast_to(value, (rows.size,) + tuple(x.shape[1:]))[keep]
+    return rows[keep], value
 
 
 def aug_item(x, index, op, value):
