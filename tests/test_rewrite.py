@@ -413,3 +413,43 @@ def test_compile_source_single_mode():
     ns = {"x": jnp.zeros(2)}
     exec(compile_source("for i in range(2):\n    x[i] += 1.0\n", "<cell>", "single"), ns)
     assert ns["x"].tolist() == [1.0, 1.0]
+
+
+MODULE = '''
+import jax.numpy as jnp
+import cellkit as ms
+from cellkit import nn
+
+COUNTS = jnp.zeros(3)
+
+
+def bump(i):
+    COUNTS[i] += 1.0
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.__scale = jnp.ones(3)
+
+    def construct(self, x):
+        self.__scale[0] = 2.0
+        y = x * self.__scale
+        y.add_(1.0)
+        return y
+
+
+def run():
+    bump(2)
+    net = Net()
+    return net(jnp.ones(3)), ms.jit(Net())(jnp.ones(3))
+'''
+
+
+def test_whole_module():
+    ns = {"__name__": "user_module"}
+    exec(compile_source(MODULE, "user_module.py"), ns)
+    eager, traced = ns["run"]()
+    assert eager.tolist() == traced.tolist() == [3.0, 2.0, 2.0]
+    assert ns["COUNTS"].tolist() == [0.0, 0.0, 1.0]
+    assert not getattr(ns["Net"].construct, "__cellkit_rewritten__", False)  # rewritten once, with the module

@@ -112,6 +112,7 @@ class Rewriter(ast.NodeTransformer):
         self.comprehension = 0  # inside a lambda or comprehension: a name cannot be rebound there
         self.changed = False
         self.temps = 0
+        self.classes: list = []  # enclosing class names: attribute names given as strings are mangled
 
     # ----- scopes ---------------------------------------------------------------
 
@@ -147,9 +148,18 @@ class Rewriter(ast.NodeTransformer):
 
     def visit_ClassDef(self, node):
         self.stack.append(None)
+        self.classes.append(node.name)
         self.generic_visit(node)
+        self.classes.pop()
         self.stack.pop()
         return node
+
+    def _attr(self, name: str):
+        """The attribute name as a string constant, mangled as the compiler mangles ``obj.__name``."""
+        cls = self.classes[-1].lstrip("_") if self.classes else ""
+        if cls and name.startswith("__") and not name.endswith("__"):
+            name = f"_{cls}{name}"
+        return ast.Constant(name)
 
     def _nested_expr(self, node):
         self.comprehension += 1
@@ -178,7 +188,7 @@ class Rewriter(ast.NodeTransformer):
             return [ast.copy_location(ast.Assign(targets=[ast.Name(id=target.id, ctx=ast.Store())],
                                                  value=new), loc)]
         if isinstance(target, ast.Attribute):
-            call = _helper("setattr_value", [_load(target.value), ast.Constant(target.attr), new], loc)
+            call = _helper("setattr_value", [_load(target.value), self._attr(target.attr), new], loc)
             return [ast.copy_location(ast.Expr(value=call), loc)]
         if isinstance(target, ast.Subscript):
             return self._rebind(target.value, _helper("store_back", [_load(target.value), _load(target.slice),
@@ -288,5 +298,5 @@ class Rewriter(ast.NodeTransformer):
             self._bind(root.id)
             return ast.copy_location(ast.NamedExpr(target=ast.Name(id=root.id, ctx=ast.Store()), value=new), node)
         if isinstance(root, ast.Attribute):
-            return _helper("setattr_value", [_load(root.value), ast.Constant(root.attr), new], node)
+            return _helper("setattr_value", [_load(root.value), self._attr(root.attr), new], node)
         return new
