@@ -171,11 +171,13 @@ def test_targets_tuple_multiple_starred_and_attributes():
         first, *x[2:] = [7.0, 8.0]
         h.buf[0] = 4.0
         h.buf.add_(1.0)
+        h.buf[2] += 2.0
+        y[0]: float = -1.0
         v = y.sub_(1.0)
         return x, y, v
     x, y, v = f(jnp.zeros(3), jnp.zeros(3))
-    assert x.tolist() == [1.0, 3.0, 8.0] and y.tolist() == [-1.0, 1.0, 2.0] and v.tolist() == y.tolist()
-    assert h.buf.tolist() == [5.0, 1.0, 1.0]
+    assert x.tolist() == [1.0, 3.0, 8.0] and y.tolist() == [-2.0, 1.0, 2.0] and v.tolist() == y.tolist()
+    assert h.buf.tolist() == [5.0, 1.0, 3.0]
 
 
 def test_in_place_chain_and_comprehension():

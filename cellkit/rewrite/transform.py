@@ -249,6 +249,12 @@ class Rewriter(ast.NodeTransformer):
                                            node))
         return stmts
 
+    def visit_AnnAssign(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.target, ast.Subscript) or node.value is None:
+            return node
+        return self._store(node.target, node.value, node)
+
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         if not isinstance(node.target, ast.Subscript):
