@@ -252,6 +252,7 @@ def rewrite_function(fn):
         if new_code is not None:
             new = _rebuild(fn, new_code)
     elif isinstance(getattr(fn, "__wrapped__", None), types.FunctionType):
+        _FUNCTIONS[fn] = fn  # before following the chain, which may lead back here
         _rewrite_wrapped(fn)
     _FUNCTIONS[fn] = new
     return new
