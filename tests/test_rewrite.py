@@ -455,3 +455,22 @@ def test_whole_module():
     assert eager.tolist() == traced.tolist() == [3.0, 2.0, 2.0]
     assert ns["COUNTS"].tolist() == [0.0, 0.0, 1.0]
     assert not getattr(ns["Net"].construct, "__cellkit_rewritten__", False)  # rewritten once, with the module
+
+
+def test_attribute_that_is_a_fresh_container_is_not_reassigned():
+    class Holder:
+        def __init__(self):
+            self.items = [jnp.zeros(2)]
+
+        @property
+        def copy(self):
+            return list(self.items)  # a property without a setter
+
+    h = Holder()
+
+    @rewrite_function
+    def f():
+        h.copy[0] = 1  # mutates a temporary list, as in Python
+        h.items[0][1] = 5.0
+    f()
+    assert h.items[0].tolist() == [0.0, 5.0]
