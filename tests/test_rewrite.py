@@ -474,3 +474,16 @@ def test_attribute_that_is_a_fresh_container_is_not_reassigned():
         h.items[0][1] = 5.0
     f()
     assert h.items[0].tolist() == [0.0, 5.0]
+
+
+def test_tensor_inside_a_tuple():
+    import collections
+    Pair = collections.namedtuple("Pair", "a b")
+
+    @rewrite_function
+    def f(t, p):
+        t[1][0] = 3.0
+        p[0][1] = 4.0
+        return t, p
+    t, p = f((jnp.zeros(1), jnp.zeros(2)), Pair(jnp.zeros(2), 1))
+    assert t[1].tolist() == [3.0, 0.0] and p.a.tolist() == [0.0, 4.0] and type(p) is Pair

@@ -55,6 +55,10 @@ def store_back(obj, index, new):
     if isinstance(obj, _Array):
         return set_item(obj, index, new)
     if isinstance(new, _Array) and obj[index] is not new:  # an array element was replaced
+        if isinstance(obj, tuple) and isinstance(index, int):  # a new tuple: tuples are immutable too
+            items = list(obj)
+            items[index] = new
+            return type(obj)(items) if type(obj) is tuple else type(obj)._make(items)
         obj[index] = new
     return obj
 
