@@ -171,11 +171,13 @@ def test_targets_tuple_multiple_starred_and_attributes():
         first, *x[2:] = [7.0, 8.0]
         h.buf[0] = 4.0
         h.buf.add_(1.0)
+        h.buf[2] += 2.0
+        y[0]: float = -1.0
         v = y.sub_(1.0)
         return x, y, v
     x, y, v = f(jnp.zeros(3), jnp.zeros(3))
-    assert x.tolist() == [1.0, 3.0, 8.0] and y.tolist() == [-1.0, 1.0, 2.0] and v.tolist() == y.tolist()
-    assert h.buf.tolist() == [5.0, 1.0, 1.0]
+    assert x.tolist() == [1.0, 3.0, 8.0] and y.tolist() == [-2.0, 1.0, 2.0] and v.tolist() == y.tolist()
+    assert h.buf.tolist() == [5.0, 1.0, 3.0]
 
 
 def test_in_place_chain_and_comprehension():
@@ -388,3 +390,100 @@ def test_set_to_and_delete():
     assert z.to_() is z
     z.delete_()
     assert z.is_deleted()
+
+
+H = jnp.zeros(2)
+
+
+def test_declarations_of_nested_functions_stay_theirs():
+    def outer():
+        def inner():
+            global H
+            H = H + 1
+        inner()
+        H[0] = 7.0  # H is global here too (never assigned in outer): rebinding the global
+    global H
+    old = H
+    try:
+        rewrite_function(outer)()
+        assert H.tolist() == [7.0, 1.0]
+    finally:
+        H = old
+
+
+def test_compile_source_single_mode():
+    ns = {"x": jnp.zeros(2)}
+    exec(compile_source("for i in range(2):\n    x[i] += 1.0\n", "<cell>", "single"), ns)
+    assert ns["x"].tolist() == [1.0, 1.0]
+
+
+MODULE = '''
+import jax.numpy as jnp
+import cellkit as ms
+from cellkit import nn
+
+COUNTS = jnp.zeros(3)
+
+
+def bump(i):
+    COUNTS[i] += 1.0
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.__scale = jnp.ones(3)
+
+    def construct(self, x):
+        self.__scale[0] = 2.0
+        y = x * self.__scale
+        y.add_(1.0)
+        return y
+
+
+def run():
+    bump(2)
+    net = Net()
+    return net(jnp.ones(3)), ms.jit(Net())(jnp.ones(3))
+'''
+
+
+def test_whole_module():
+    ns = {"__name__": "user_module"}
+    exec(compile_source(MODULE, "user_module.py"), ns)
+    eager, traced = ns["run"]()
+    assert eager.tolist() == traced.tolist() == [3.0, 2.0, 2.0]
+    assert ns["COUNTS"].tolist() == [0.0, 0.0, 1.0]
+    assert not getattr(ns["Net"].construct, "__cellkit_rewritten__", False)  # rewritten once, with the module
+
+
+def test_attribute_that_is_a_fresh_container_is_not_reassigned():
+    class Holder:
+        def __init__(self):
+            self.items = [jnp.zeros(2)]
+
+        @property
+        def copy(self):
+            return list(self.items)  # a property without a setter
+
+    h = Holder()
+
+    @rewrite_function
+    def f():
+        h.copy[0] = 1  # mutates a temporary list, as in Python
+        h.items[0][1] = 5.0
+    f()
+    assert h.items[0].tolist() == [0.0, 5.0]
+
+
+def test_tensor_inside_a_tuple():
+    import collections
+    Pair = collections.namedtuple("Pair", "a b")
+
+    @rewrite_function
+    def f(t, p):
+        t[1][0] = 3.0
+        p[0][1] = 4.0
+        return t, p
+    t, p = f((jnp.zeros(1), jnp.zeros(2)), Pair(jnp.zeros(2), 1))
+    assert t[1].tolist() == [3.0, 0.0] and p.a.tolist() == [0.0, 4.0] and type(p) is Pair

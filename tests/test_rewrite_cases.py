@@ -144,3 +144,17 @@ def test_cells(mode):
         check(net.buf, buf, "Buffer attribute")
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+@pytest.mark.parametrize("name", [n for n in DETERMINISTIC if n.startswith("m_")])
+def test_parameter_in_place(name):
+    """The same methods on a Parameter change it in place (and return it), eagerly and under jit."""
+    fn, inputs, _ = CASES[name]
+    want = expected(name)["output"]
+    args = tensors(inputs)
+    for run in (fn, ms.jit(fn)):
+        p = ms.Parameter(args[0], name="p")
+        out = run(p, *args[1:])
+        check(p.value, want, f"{name} Parameter")
+        if run is fn:
+            assert out is p

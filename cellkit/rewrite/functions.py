@@ -76,8 +76,9 @@ def _import_helper(tree) -> None:
 def _rewrite(tree, filename="<rewrite>"):
     """Rewrite ``tree`` in place; True when anything was rewritten."""
     try:
-        info = scopes(compile(tree, filename, "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True))
-    except SyntaxError:
+        mode = "single" if isinstance(tree, ast.Interactive) else "exec"
+        info = scopes(compile(tree, filename, mode, ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True))
+    except (SyntaxError, TypeError, ValueError):
         return False  # let the real compile report it
     rewriter = Rewriter(info)
     rewriter.visit(tree)
@@ -251,6 +252,7 @@ def rewrite_function(fn):
         if new_code is not None:
             new = _rebuild(fn, new_code)
     elif isinstance(getattr(fn, "__wrapped__", None), types.FunctionType):
+        _FUNCTIONS[fn] = fn  # before following the chain, which may lead back here
         _rewrite_wrapped(fn)
     _FUNCTIONS[fn] = new
     return new

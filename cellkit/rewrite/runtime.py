@@ -54,11 +54,11 @@ def store_back(obj, index, new):
     """What ``obj`` is after its element ``obj[index]`` became ``new`` (a nested assignment)."""
     if isinstance(obj, _Array):
         return set_item(obj, index, new)
-    try:
-        same = obj[index] is new
-    except Exception:  # noqa: BLE001 - a key not there yet, or a type that refuses: store it
-        same = False
-    if not same:
+    if isinstance(new, _Array) and obj[index] is not new:  # an array element was replaced
+        if isinstance(obj, tuple) and isinstance(index, int):  # a new tuple: tuples are immutable too
+            items = list(obj)
+            items[index] = new
+            return type(obj)(items) if type(obj) is tuple else type(obj)._make(items)
         obj[index] = new
     return obj
 
@@ -71,8 +71,8 @@ def setattr_value(obj, name, new):
     written back (a Parameter is; keep state there).
     """
     old = getattr(obj, name)
-    if old is new:
-        return new
+    if old is new or not isinstance(old, _Array):
+        return new  # changed in place (a Parameter, a container): nothing to rebind
     frame = local.frame
     if frame is not None and isinstance(new, jax.core.Tracer) and isinstance(old, _Array) \
             and name in getattr(obj, "__dict__", ()):

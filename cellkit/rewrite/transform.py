@@ -81,13 +81,23 @@ def _has_subscript(target) -> bool:
     return False
 
 
+def _own_nodes(func):
+    """The nodes of a function's own scope (not those of functions or classes nested in it)."""
+    stack = list(func.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
 class _Scope:
     """A function being rewritten: its locals and free variables, and the declarations to add."""
 
     def __init__(self, node, info):
         self.node = node
         self.locals, self.frees = info if info is not None else (None, frozenset())
-        self.declared = {n for stmt in ast.walk(node) if isinstance(stmt, (ast.Global, ast.Nonlocal))
+        self.declared = {n for stmt in _own_nodes(node) if isinstance(stmt, (ast.Global, ast.Nonlocal))
                          for n in stmt.names}
         self.nonlocals: set = set()
         self.globals: set = set()
@@ -102,6 +112,7 @@ class Rewriter(ast.NodeTransformer):
         self.comprehension = 0  # inside a lambda or comprehension: a name cannot be rebound there
         self.changed = False
         self.temps = 0
+        self.classes: list = []  # enclosing class names: attribute names given as strings are mangled
 
     # ----- scopes ---------------------------------------------------------------
 
@@ -137,9 +148,18 @@ class Rewriter(ast.NodeTransformer):
 
     def visit_ClassDef(self, node):
         self.stack.append(None)
+        self.classes.append(node.name)
         self.generic_visit(node)
+        self.classes.pop()
         self.stack.pop()
         return node
+
+    def _attr(self, name: str):
+        """The attribute name as a string constant, mangled as the compiler mangles ``obj.__name``."""
+        cls = self.classes[-1].lstrip("_") if self.classes else ""
+        if cls and name.startswith("__") and not name.endswith("__"):
+            name = f"_{cls}{name}"
+        return ast.Constant(name)
 
     def _nested_expr(self, node):
         self.comprehension += 1
@@ -168,7 +188,7 @@ class Rewriter(ast.NodeTransformer):
             return [ast.copy_location(ast.Assign(targets=[ast.Name(id=target.id, ctx=ast.Store())],
                                                  value=new), loc)]
         if isinstance(target, ast.Attribute):
-            call = _helper("setattr_value", [_load(target.value), ast.Constant(target.attr), new], loc)
+            call = _helper("setattr_value", [_load(target.value), self._attr(target.attr), new], loc)
             return [ast.copy_location(ast.Expr(value=call), loc)]
         if isinstance(target, ast.Subscript):
             return self._rebind(target.value, _helper("store_back", [_load(target.value), _load(target.slice),
@@ -229,6 +249,12 @@ class Rewriter(ast.NodeTransformer):
                                            node))
         return stmts
 
+    def visit_AnnAssign(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.target, ast.Subscript) or node.value is None:
+            return node
+        return self._store(node.target, node.value, node)
+
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         if not isinstance(node.target, ast.Subscript):
@@ -278,5 +304,5 @@ class Rewriter(ast.NodeTransformer):
             self._bind(root.id)
             return ast.copy_location(ast.NamedExpr(target=ast.Name(id=root.id, ctx=ast.Store()), value=new), node)
         if isinstance(root, ast.Attribute):
-            return _helper("setattr_value", [_load(root.value), ast.Constant(root.attr), new], node)
+            return _helper("setattr_value", [_load(root.value), self._attr(root.attr), new], node)
         return new

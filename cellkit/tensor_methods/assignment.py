@@ -8,6 +8,8 @@ MindSpore's rules hold:
   out-of-range integers wrap, a float32 beyond float16's range becomes ``inf``);
 * it broadcasts to the indexed region;
 * a concrete integer index outside the axis raises IndexError (JAX would drop it);
+* a concrete index array that repeats a row keeps the last write, as MindSpore does
+  (XLA leaves the order of repeated writes open; a traced index keeps XLA's order);
 * a boolean mask selects elements: a value broadcastable to one selected
   element is written with ``where`` (so it works under ``jit``), a value with one
   entry per True element needs a concrete mask.
@@ -109,6 +111,14 @@ def _is_mask(i) -> bool:
     return getattr(i, "ndim", 0) > 0 and np.dtype(getattr(i, "dtype", np.int32)).kind == "b"
 
 
+def _fits(value, inner) -> bool:
+    """Does ``value`` broadcast to the shape ``inner`` (one element a mask selects)?"""
+    try:
+        return np.broadcast_shapes(np.shape(value), inner) == inner
+    except ValueError:
+        return False
+
+
 def _set_masked(x, mask, value):
     mask = mask if isinstance(mask, jax.Array) else np.asarray(mask)
     k = mask.ndim
@@ -116,11 +126,7 @@ def _set_masked(x, mask, value):
         raise IndexError(f"the boolean mask's shape {tuple(mask.shape)} does not match the indexed "
                          f"tensor's shape {tuple(x.shape[:k])}")
     inner = tuple(x.shape[k:])
-    try:
-        fits = np.broadcast_shapes(np.shape(value), inner) == inner
-    except ValueError:
-        fits = False
-    if fits:
+    if _fits(value, inner):
         return jnp.where(mask.reshape(mask.shape + (1,) * len(inner)) if inner else mask, value, x)
     if isinstance(mask, jax.core.Tracer):
         raise TypeError("x[mask] = values with one value per True element needs a concrete mask: its "
@@ -141,7 +147,21 @@ def set_item(x, index, value):
     if any(_is_mask(i) for i in items) and not any(isinstance(i, jax.core.Tracer) for i in items):
         items = tuple(np.nonzero(np.asarray(i)) if _is_mask(i) else (i,) for i in items)
         index = tuple(j for group in items for j in group)
+    if len(items) == 1 and getattr(index, "ndim", 0) == 1 and not isinstance(index, jax.core.Tracer) \
+            and np.dtype(index.dtype).kind in "iu":
+        index, value = _last_wins(x, np.asarray(index), value)
     return x.at[index].set(value)
+
+
+def _last_wins(x, index, value):
+    """Drop all but the last write to a repeated row (MindSpore's result; XLA leaves the order open)."""
+    rows = np.where(index < 0, index + x.shape[0], index)
+    if np.unique(rows).size == rows.size:
+        return index, value
+    keep = rows.size - 1 - np.unique(rows[::-1], return_index=True)[1]
+    keep.sort()
+    value = jnp.broadcast_to(value, (rows.size,) + tuple(x.shape[1:]))[keep]
+    return rows[keep], value
 
 
 def aug_item(x, index, op, value):
@@ -151,18 +171,12 @@ def aug_item(x, index, op, value):
     ``where`` over the whole array, so it works under ``jit``.
     """
     index = normalize_index(index)
-    if _is_mask(index) and getattr(index, "ndim", 0) <= x.ndim:
-        mask = jnp.asarray(index)
-        inner = x.shape[mask.ndim:]
+    if _is_mask(index) and tuple(index.shape) == tuple(x.shape[:index.ndim]):
+        inner = tuple(x.shape[index.ndim:])
         v = _unwrap(value)
-        try:
-            jnp.broadcast_shapes(jnp.shape(v), inner)
-        except ValueError:
-            pass
-        else:
-            if jnp.broadcast_shapes(jnp.shape(v), inner) == tuple(inner):
-                new = cast_value(op(x, v), x.dtype)
-                return jnp.where(mask.reshape(mask.shape + (1,) * len(inner)), new, x)
+        if _fits(v, inner):
+            new = cast_value(op(x, v), x.dtype)
+            return jnp.where(jnp.reshape(index, index.shape + (1,) * len(inner)), new, x)
     return set_item(x, index, op(x[index], value))
 
 
