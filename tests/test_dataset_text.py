@@ -241,3 +241,15 @@ def test_with_offsets_three_columns_in_a_map_and_string_batches():
     rows = [tuple(r) for r in d.create_tuple_iterator(output_numpy=True)]
     assert rows[0][0].tolist() == ["a", " ", "b", "b"] and rows[1][2].tolist() == [1, 2, 3]
     assert rows[0][1].dtype == np.uint32
+
+
+def test_ops_pickle_for_worker_processes():
+    import pickle
+    v = text.Vocab.from_list(["a", "b"])
+    ops = [text.WhitespaceTokenizer(True), text.BertTokenizer(v), text.Lookup(v, "a"), text.RegexReplace("(a)", "<$1>"),
+           text.RegexTokenizer(r"\s"), text.FilterWikipediaXML(), text.Ngram(2), text.ToNumber(ms.int32),
+           text.CaseFold(), text.JiebaTokenizer(HMM, MP), text.UnicodeScriptTokenizer()]
+    for op in ops:
+        arg = np.array(["a", "b"]) if isinstance(op, (text.Lookup, text.Ngram)) else "1" if isinstance(
+            op, text.ToNumber) else "a b"
+        same(pickle.loads(pickle.dumps(op))(arg), op(arg))

@@ -75,21 +75,26 @@ class NormalizeUTF8(TextTensorOperation):
         return _each(x, lambda s: normalize(s, self.normalize_form), "NormalizeUTF8")
 
 
-def _template(replace: str):
+class _Template:
     """An ICU replacement string (``$1``, ``${name}``, ``\\$``) as a function of a match."""
-    parts, i = [], 0
-    while i < len(replace):
-        c = replace[i]
-        if c == "\\" and i + 1 < len(replace):
-            parts.append(replace[i + 1])
-            i += 2
-        elif c == "$" and (m := re.match(r"\$(\d+)|\$\{(\w+)\}", replace[i:])):
-            parts.append((int(m.group(1)),) if m.group(1) else (m.group(2),))
-            i += m.end()
-        else:
-            parts.append(c)
-            i += 1
-    return lambda m: "".join(p if isinstance(p, str) else (m.group(p[0]) or "") for p in parts)
+
+    def __init__(self, replace: str):
+        parts, i = [], 0
+        while i < len(replace):
+            c = replace[i]
+            if c == "\\" and i + 1 < len(replace):
+                parts.append(replace[i + 1])
+                i += 2
+            elif c == "$" and (m := re.match(r"\$(\d+)|\$\{(\w+)\}", replace[i:])):
+                parts.append((int(m.group(1)),) if m.group(1) else (m.group(2),))
+                i += m.end()
+            else:
+                parts.append(c)
+                i += 1
+        self.parts = parts
+
+    def __call__(self, m):
+        return "".join(p if isinstance(p, str) else (m.group(p[0]) or "") for p in self.parts)
 
 
 class RegexReplace(TextTensorOperation):
@@ -100,7 +105,7 @@ class RegexReplace(TextTensorOperation):
         self.pattern = check_str(pattern, "pattern", "RegexReplace")
         self.replace = check_str(replace, "replace", "RegexReplace")
         self.replace_all = check_bool(replace_all, "replace_all", "RegexReplace")
-        self._re, self._repl = compile_pattern(pattern, "RegexReplace"), _template(replace)
+        self._re, self._repl = compile_pattern(pattern, "RegexReplace"), _Template(replace)
 
     def apply(self, rng, x):
         return _each(x, lambda s: self._re.sub(self._repl, s, count=0 if self.replace_all else 1), "RegexReplace")
