@@ -282,7 +282,9 @@ def test_tx_is_a_plain_optax_transformation():
 def test_list_learning_rate_steps_and_end():
     out, opt = run(lambda p: nn.SGD(p, [0.1, 0.01]), steps=2)
     np.testing.assert_allclose(np.array(out)[:, 0], [[0.99, 2.02], [0.989, 2.022]], rtol=1e-6)
-    assert opt.learning_rate.name == "learning_rate" and opt.learning_rate.shape == (2,)
+    # MindSpore's _IteratorLearningRate: a Cell holding the Parameter 'learning_rate'; called with a step.
+    assert opt.learning_rate.learning_rate.name == "learning_rate" and opt.learning_rate.learning_rate.shape == (2,)
+    assert float(opt.learning_rate(ms.Tensor(1, ms.int32))) == pytest.approx(0.01)
     with pytest.raises(IndexError, match="For 'SGD', the learning-rate list has 2 entries"):
         opt((ms.Tensor(G),))
     # Inside jit the last entry is used (the step cannot raise there).

@@ -84,8 +84,6 @@ def opt_init_args_register(fn):
         bound.apply_defaults()
         arguments = dict(bound.arguments)
         arguments.pop("self", None)
-        for var in [k for k, p in signature.parameters.items() if p.kind is p.VAR_KEYWORD]:
-            arguments.update(arguments.pop(var, {}))
         d = self.__dict__
         if "params" in arguments:
             d["_ck_init_params"] = {"params": arguments.pop("params")}

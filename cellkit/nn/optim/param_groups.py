@@ -117,15 +117,22 @@ class ParameterGroups:
             seen.add(id(p))
 
     def get_weight_decay(self):
-        """The weight decay: a float, or with groups a tuple with one entry per Parameter.
+        """The weight decay applied to the loss-scaled gradients, ``weight_decay * loss_scale``, as in
+        MindSpore: a float, or with groups a tuple with one entry per Parameter.
 
         >>> import cellkit as ms
         >>> from cellkit import nn
         >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
         >>> nn.SGD([w], weight_decay=0.01).get_weight_decay()
         0.01
+        >>> nn.SGD([w], weight_decay=0.01, loss_scale=4.0).get_weight_decay()
+        0.04
         """
-        return self.weight_decay
+        if self.loss_scale == 1.0:
+            return self.weight_decay
+        if self.is_group:
+            return tuple(w * self.loss_scale for w in self.weight_decay)
+        return self.weight_decay * self.loss_scale
 
     # ----- helpers for hand-written construct methods (MindSpore's API) ------------------
 

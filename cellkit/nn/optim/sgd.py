@@ -37,7 +37,7 @@ class SGD(Optimizer):
     second step on, in front of it. State, as MindSpore names it: ``momentum``
     (a float32 Parameter; the update uses the value given at construction),
     ``accum.<param>`` (the velocity; zeros that no step reads with ``momentum
-    == 0``) and ``stat.<param>`` (1 before the first step, then 0).
+    == 0``) and ``stat.<param>`` (1 before the first step, then 0; always 1 with ``momentum == 0``).
 
     Args:
         params: Parameters or parameter groups.
@@ -73,7 +73,9 @@ class SGD(Optimizer):
         if self._momentum == 0.0:  # MindSpore keeps a velocity of zeros that no step changes
             self.add_state("accum", jnp.zeros_like, per_param=True)
         self.init_optax()
-        self.add_state("stat", jnp.ones_like, per_param=True, rule=lambda old, *_: jnp.zeros_like(old))
+        # 1 until the first step with a velocity (MindSpore's kernel leaves it at 1 with momentum 0).
+        self.add_state("stat", jnp.ones_like, per_param=True,
+                       rule=(lambda old, *_: jnp.zeros_like(old)) if self._momentum else None)
         kernels = self.opt
         self.opt = tuple(kernels for _ in self.parameters)  # MindSpore: one SGD kernel per Parameter
 
