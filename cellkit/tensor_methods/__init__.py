@@ -52,7 +52,7 @@ def _merge(attr):
 METHODS = _merge("METHODS")
 PROPERTIES = _merge("PROPERTIES")
 ADAPTERS = _merge("ADAPTERS")
-UNSUPPORTED = dict(conversion.UNSUPPORTED)
+UNSUPPORTED = dict(conversion.UNSUPPORTED, **delegated.UNSUPPORTED)
 INPLACE = inplace.INPLACE
 
 _installed = []

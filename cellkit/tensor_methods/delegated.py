@@ -26,7 +26,7 @@ from ._common import arr, dims_arg
 from .random import uniform
 from ..random import next_key
 
-__all__ = ["METHODS", "PROPERTIES", "ADAPTERS", "OPS", "from_numpy", "from_dlpack"]
+__all__ = ["METHODS", "PROPERTIES", "ADAPTERS", "OPS", "UNSUPPORTED", "from_numpy", "from_dlpack"]
 
 # Tensor method -> cellkit.ops function taking the Tensor first.
 OPS = {name: name for name in (
@@ -217,3 +217,21 @@ PROPERTIES = {
     "delta_seed": lambda x: 0,
 }
 ADAPTERS = {}
+
+_INTERNAL = ("MindSpore's Tensor bookkeeping for its graph compiler and device runtime; a jax.Array has no "
+             "such state")
+# Present, but raising TypeError with the reason and what to do instead.
+UNSUPPORTED = {
+    "assign_value_cpp": _INTERNAL + "; use Parameter.set_data or ops.assign",
+    "getitem_index_info": _INTERNAL + "; index with x[...]",
+    "setitem_index_info": _INTERNAL + "; use x.at[...].set(v) or x[...] = v on a Parameter",
+    "set_device_address": _INTERNAL + "; use jax.device_put(x, device)",
+    "set_init_flag": _INTERNAL,
+    "set_cast_dtype": _INTERNAL + "; use x.astype(dtype)",
+    "set_dtype": "a jax.Array's dtype cannot change in place; use x = x.astype(dtype)",
+    "offload_file_path": "JAX manages device and host memory; there is no offload file",
+    "remove_hook": "a jax.Array has no hooks (see register_hook); wrap the function in jax.custom_vjp",
+    "set_param_info": "a plain Tensor has no ParamInfo; make it a Parameter",
+    "to_coo": "cellkit has no COO/CSR sparse Tensors; use jax.experimental.sparse.BCOO.fromdense(x)",
+    "to_csr": "cellkit has no COO/CSR sparse Tensors; use jax.experimental.sparse.BCSR.fromdense(x)",
+}
