@@ -361,3 +361,13 @@ def test_member_value_matches_mindspore(name):
         np.testing.assert_array_equal(np.asarray(got), want)
     else:
         assert got == want, name
+
+
+def test_hyper_map_over_parameter_tuple_and_tuple():
+    """MindSpore's optimizers map over their ParameterTuple and the gradient tuple together (decay_weight)."""
+    w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
+    opt = nn.SGD([w], weight_decay=0.5)
+    out = opt.hyper_map(lambda p, g: p + g, opt.parameters, (ms.Tensor([1.0, 1.0]),))
+    assert type(out) is tuple and out[0].tolist() == [2.0, 3.0]
+    assert opt.map_(lambda f, p, g: g + 0.5 * p if f else g, opt.decay_flags, opt.parameters,
+                    (ms.Tensor([0.0, 0.0]),))[0].tolist() == [0.5, 1.0]

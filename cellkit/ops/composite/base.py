@@ -147,14 +147,15 @@ def _map(fn, args, nested, who):
     n = len(seqs[0])
     if any(len(s) != n for s in seqs):
         raise ValueError(f"{who}: the sequences must have the same length, got {[len(s) for s in seqs]}")
-    kinds = {type(s) for s in seqs}
+    # A ParameterTuple (or a namedtuple) counts as a tuple; the result is a plain tuple or list.
+    kinds = {list if isinstance(s, list) else tuple for s in seqs}
     if len(kinds) > 1:
         raise TypeError(f"{who}: the sequences must all be tuples or all lists, got {sorted(k.__name__ for k in kinds)}")
     out = []
     for i in range(n):
         items = [a[i] if _is_seq(a) else a for a in args]
         out.append(_map(fn, items, nested, who) if nested else fn(*items))
-    return seqs[0].__class__(out)
+    return list(out) if isinstance(seqs[0], list) else tuple(out)
 
 
 class HyperMap:
