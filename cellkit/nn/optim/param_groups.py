@@ -32,7 +32,7 @@ def centralize(g):
     of 2 or more dimensions whose second dimension is a multiple of 16 (others are returned as they are).
 
     >>> import jax.numpy as jnp
-    >>> centralize(jnp.arange(32.0).reshape(2, 16))[0, :3]
+    >>> centralize(jnp.arange(32, dtype=jnp.float32).reshape(2, 16))[0, :3]
     Array([-7.5, -6.5, -5.5], dtype=float32)
     >>> centralize(jnp.ones((2, 3))).tolist()
     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
