@@ -74,10 +74,10 @@ from ...cell import Cell
 from ...parameter import Parameter, ParameterTuple
 from ._checks import is_number, value_of
 from .lr_source import LearningRates
-from .ms_members import MindSporeMembers
+from .ms_members import MindSporeMembers, opt_init_args_register
 from .param_groups import ParameterGroups, centralize
 
-__all__ = ["Optimizer", "add_momentum"]
+__all__ = ["Optimizer", "add_momentum", "opt_init_args_register"]
 
 
 def add_momentum(opt, momentum) -> None:
