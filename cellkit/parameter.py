@@ -29,6 +29,7 @@ import numpy as np
 
 from . import dtype as mstype
 from .display import parameter_html
+from .parameter_members import ParameterMembers
 from .tensor import check_data, check_int_range, from_initializer, to_array
 
 __all__ = ["Parameter", "ParameterTuple", "PARAMETER_NAME_DEFAULT"]
@@ -154,7 +155,7 @@ def _kind_ok(src, dst) -> bool:
     return order.index(s) <= order.index(d)
 
 
-class Parameter:
+class Parameter(ParameterMembers):
     """A named array that Cells, optimizers and the state engine update in place.
 
     Args:

@@ -84,8 +84,9 @@ def test_written_parameters_are_donated_and_results_unchanged(spy):
     step, net, opt = _train()
     for _ in range(3):
         step(X, Y)
-    # Weights, both Adam moments, BatchNorm's moving statistics and global_step were donated...
-    n_written = len(net.trainable_params()) * 3 + 2 + 1
+    # Weights, both Adam moments, BatchNorm's moving statistics, global_step and Adam's beta1_power and
+    # beta2_power were donated...
+    n_written = len(net.trainable_params()) * 3 + 2 + 1 + 2
     assert [len(v) for v in spy] == [n_written] * 3
     # ...and consumed: the old arrays are deleted, the Parameters hold new, valid ones.
     assert all(v.is_deleted() for values in spy for v in values)

@@ -7,7 +7,7 @@ eagerly and inside ``cellkit.jit``, ``jax.jit``, ``jax.grad`` and ``jax.vmap``:
 
 * ``METHODS``/``PROPERTIES``: new names, one registry line each, by family
   (:mod:`.conversion`, :mod:`.shape`, :mod:`.math`, :mod:`.reduction`,
-  :mod:`.indexing`, :mod:`.random`).
+  :mod:`.indexing`, :mod:`.random`, :mod:`.delegated` (``cellkit.ops`` functions as methods)).
 * ``ADAPTERS``: names JAX already has (``view``, ``sum``, ``max``, ``flatten``, ...).
   Every call JAX accepts keeps JAX's meaning; MindSpore's spellings that JAX
   would refuse (``x.view(2, -1)``, ``x.sum(dim=1, keepdim=True)``) are added.
@@ -32,13 +32,13 @@ import types
 
 import jax
 
-from . import assignment, conversion, indexing, inplace, math, random, reduction, shape
+from . import assignment, conversion, delegated, indexing, inplace, math, random, reduction, shape
 
 __all__ = ["install", "METHODS", "PROPERTIES", "ADAPTERS", "UNSUPPORTED", "INPLACE", "FAMILIES",
            "array_classes"]
 
 FAMILIES = {"conversion": conversion, "shape": shape, "math": math, "reduction": reduction,
-            "indexing": indexing, "random": random, "inplace": inplace}
+            "indexing": indexing, "random": random, "inplace": inplace, "delegated": delegated}
 
 
 def _merge(attr):
@@ -54,7 +54,7 @@ def _merge(attr):
 METHODS = _merge("METHODS")
 PROPERTIES = _merge("PROPERTIES")
 ADAPTERS = _merge("ADAPTERS")
-UNSUPPORTED = dict(conversion.UNSUPPORTED)
+UNSUPPORTED = dict(conversion.UNSUPPORTED, **delegated.UNSUPPORTED)
 INPLACE = inplace.INPLACE
 
 _installed = []

@@ -184,6 +184,20 @@ class AdaFactor(Optimizer):
         self.warmup_init, self.compression = warmup_init, compression
         self._scale_parameter = scale_parameter and self._scale_lr
         self.init_optax()
+        self._init_kernels(fused_ada_factor=("FusedAdaFactor", (), {}))
+
+    # MindSpore's descriptive attributes.
+    scale_lr = property(lambda self: self._scale_lr, doc="False when the learning rate is a schedule.")
+    use_first_moment = property(lambda self: self.beta1 > 0, doc="True when ``beta1 > 0`` (``exp_avg`` is kept).")
+    weight_decay_flag = property(lambda self: bool(self._adafactor_weight_decay), doc="``weight_decay != 0``.")
+    use_fused_ada_factor = property(lambda self: self.target == "CPU", doc="MindSpore's CPU kernel choice.")
+    supports_flat_params = property(lambda self: False)
+    supports_memory_efficient_fp16 = property(lambda self: True)
+
+    def init_ada_factor_state(self, beta1):
+        """MindSpore builds the state here during ``__init__``; cellkit builds it with the optax state."""
+        raise RuntimeError(f"{self.cls_name}: the state is created in __init__ (exp_avg, exp_avg_sq_row_*, ...); "
+                           "build a new AdaFactor to start from fresh state.")
 
     def update_rule(self, learning_rate, weight_decay, decay_mask):
         return _adafactor(self, learning_rate)

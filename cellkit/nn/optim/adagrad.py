@@ -48,6 +48,7 @@ class Adagrad(Optimizer):
     """
 
     _slot_names = {"sum_of_squares": "accum"}
+    _ms_kernels = {"opt": "ApplyAdagrad"}
 
     def __init__(self, params, accum=0.1, learning_rate=0.001, update_slots=True, loss_scale=1.0,
                  weight_decay=0.0):
@@ -96,6 +97,7 @@ class ProximalAdagrad(Optimizer):
     """
 
     _slot_names = {"accum": "accum"}
+    _ms_kernels = {"opt": "ApplyProximalAdagrad", "sparse_opt": "SparseApplyProximalAdagrad"}
 
     def __init__(self, params, accum=0.1, learning_rate=0.001, l1=0.0, l2=0.0, use_locking=False, loss_scale=1.0,
                  weight_decay=0.0):
@@ -141,6 +143,7 @@ class Adadelta(Optimizer):
     """
 
     _slot_names = {"e_g": "accum", "e_x": "accum_update"}
+    _ms_kernels = {"opt": "ApplyAdadelta"}
 
     def __init__(self, params, learning_rate=1.0, rho=0.9, epsilon=1e-6, loss_scale=1.0, weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
@@ -186,6 +189,7 @@ class FTRL(Optimizer):
     """
 
     _slot_names = {"moments": "moments", "linear": "linear"}
+    _ms_kernels = {"opt": "ApplyFtrl", "sparse_opt": "SparseApplyFtrl"}
 
     def __init__(self, params, initial_accum=0.1, learning_rate=0.001, lr_power=-0.5, l1=0.0, l2=0.0,
                  use_locking=False, loss_scale=1.0, weight_decay=0.0):

@@ -12,7 +12,7 @@ optax transformation, :func:`scale_by_mindspore_adam`; ``AdamW`` is
 >>> w.asnumpy().round(4)
 array([0.9, 2.1], dtype=float32)
 >>> [name for name, _ in opt.parameters_and_names()]
-['global_step', 'learning_rate', 'w', 'moment1.w', 'moment2.w']
+['global_step', 'learning_rate', 'w', 'beta1_power', 'beta2_power', 'moment1.w', 'moment2.w']
 """
 
 from __future__ import annotations
@@ -25,7 +25,14 @@ import optax
 from ._checks import check_bool, check_float
 from .optimizer import Optimizer
 
-__all__ = ["Adam", "AdamWeightDecay", "AdamW", "scale_by_mindspore_adam"]
+__all__ = ["Adam", "AdamWeightDecay", "AdamW", "scale_by_mindspore_adam", "add_beta_powers"]
+
+
+def add_beta_powers(opt, betas, shape):
+    """MindSpore's ``beta1_power`` (and ``beta2_power``): 1 at first, times the float32 beta after each step."""
+    for i, beta in enumerate(betas, 1):
+        b = np.float32(beta)
+        opt.add_state(f"beta{i}_power", jnp.ones(shape, jnp.float32), rule=lambda old, *_, b=b: old * b)
 
 
 def scale_by_mindspore_adam(b1=0.9, b2=0.999, eps=1e-8, *, bias_correction=True, nesterov=False,
@@ -122,7 +129,8 @@ class Adam(Optimizer):
     has no Nesterov variant, so ``use_nesterov`` is then ignored, as in MindSpore).
 
     State: ``moment1.<param>``, ``moment2.<param>`` (and ``vhat.<param>``);
-    MindSpore's ``beta1_power``/``beta2_power`` are ``beta**global_step``. The
+    ``beta1_power``/``beta2_power`` (``beta**global_step``, kept as MindSpore
+    keeps them, for checkpoints; the update uses the step count). The
     betas are rounded to float32, as MindSpore stores them.
 
     Args:
@@ -145,6 +153,8 @@ class Adam(Optimizer):
     """
 
     _slot_names = {"mu": "moment1", "nu": "moment2", "nu_max": "vhat"}
+    _ms_kernels = {"opt": "Adam", "sparse_opt": "FusedSparseAdam"}
+    _power_shape = ()  # MindSpore's beta1_power/beta2_power: 0-d in Adam, (1,) in LazyAdam
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
                  use_nesterov=False, weight_decay=0.0, loss_scale=1.0, use_amsgrad=False, **kwargs):
@@ -163,6 +173,9 @@ class Adam(Optimizer):
         self.use_amsgrad = check_bool(self.cls_name, "use_amsgrad", use_amsgrad)
         if use_amsgrad and (self.use_lazy or self.use_offload):
             raise ValueError("For lazy Adam and Adam with offload, there is no parameter named 'use_amsgrad'.")
+        if self.use_amsgrad:
+            self._init_kernels(opt="ApplyAdamWithAmsgradV2")
+        add_beta_powers(self, (self.beta1, self.beta2), self._power_shape)
         self.init_optax()
 
     def update_rule(self, learning_rate, weight_decay, decay_mask):
@@ -184,7 +197,7 @@ class AdamWeightDecay(Optimizer):
     lr). The decay is decoupled and multiplied by lr (as in ``optax.adamw``),
     skipping Parameters named ``*beta*``/``*gamma*`` unless groups say
     otherwise. There is no ``loss_scale``. The betas are rounded to float32, as
-    MindSpore stores them. State: ``adam_m.<param>``, ``adam_v.<param>``.
+    MindSpore stores them. State: ``moments1`` (``adam_m.<param>``), ``moments2`` (``adam_v.<param>``).
 
     >>> import cellkit as ms
     >>> from cellkit import nn
@@ -195,8 +208,10 @@ class AdamWeightDecay(Optimizer):
     array([0.6839, 2.3162], dtype=float32)
     """
 
-    _slot_names = {"mu": "adam_m", "nu": "adam_v"}
+    _slot_names = {"mu": "moments1=adam_m", "nu": "moments2=adam_v"}
     _decoupled_weight_decay = True
+    _ms_kernels = {"fused_opt": "AdamWeightDecay"}
+    use_fused_opt = True
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay)

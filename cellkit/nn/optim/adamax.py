@@ -16,7 +16,7 @@ import optax
 
 from ._checks import check_bool, check_float, check_type_float
 from ._transform import elementwise
-from .adam import Adam, _f32
+from .adam import Adam, _f32, add_beta_powers
 from .optimizer import Optimizer
 
 __all__ = ["AdaMax", "LazyAdam", "Lamb"]
@@ -39,8 +39,8 @@ class AdaMax(Optimizer):
         w -= lr / (1 - beta1**t) * m / (v + eps)
 
     (``optax.adamax`` adds ``eps`` inside the max instead.) State:
-    ``moment1.<param>``, ``moment2.<param>``; MindSpore's ``beta1_power`` is
-    ``beta1**global_step``.
+    ``moment1.<param>``, ``moment2.<param>``, ``beta1_power`` (``beta1**global_step``,
+    kept for checkpoints).
 
     Arguments and defaults (MindSpore's): ``learning_rate=0.001``, ``beta1=0.9``, ``beta2=0.999``,
     ``eps=1e-08``, ``weight_decay=0.0``, ``loss_scale=1.0``; ``weight_decay`` and
@@ -51,15 +51,17 @@ class AdaMax(Optimizer):
     >>> from cellkit import nn
     >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
     >>> [p.name for p in nn.AdaMax([w]).get_parameters()]
-    ['global_step', 'learning_rate', 'w', 'moment1.w', 'moment2.w']
+    ['global_step', 'learning_rate', 'w', 'beta1_power', 'moment1.w', 'moment2.w']
     """
 
     _slot_names = {"moment1": "moment1", "moment2": "moment2"}
+    _ms_kernels = {"opt": "ApplyAdaMax"}
 
     def __init__(self, params, learning_rate=0.001, beta1=0.9, beta2=0.999, eps=1e-08, weight_decay=0.0,
                  loss_scale=1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.beta1, self.beta2, self.eps = _betas(self.cls_name, beta1, beta2, eps)
+        add_beta_powers(self, (self.beta1,), (1,))
         self.init_optax()
 
     def update_rule(self, learning_rate, weight_decay, decay_mask):
@@ -76,7 +78,8 @@ class AdaMax(Optimizer):
 class LazyAdam(Adam):
     """MindSpore's ``LazyAdam``: with dense gradients (all cellkit has) its update is :class:`Adam`'s.
 
-    State: ``moment1.<param>``, ``moment2.<param>``. ``weight_decay`` must be a float.
+    State: ``moment1.<param>``, ``moment2.<param>``, ``beta1_power``/``beta2_power`` (shape ``(1,)``).
+    ``weight_decay`` must be a float.
 
     Arguments and defaults (MindSpore's): ``learning_rate=0.001``, ``beta1=0.9``, ``beta2=0.999``,
     ``eps=1e-08``, ``use_locking=False``, ``use_nesterov=False``, ``weight_decay=0.0``, ``loss_scale=1.0``;
@@ -91,6 +94,9 @@ class LazyAdam(Adam):
     >>> w.asnumpy().round(4)
     array([0.9, 2.1], dtype=float32)
     """
+
+    _ms_kernels = {"opt": "Adam", "sparse_opt": "FusedSparseLazyAdam"}
+    _power_shape = (1,)
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
                  use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
@@ -110,7 +116,7 @@ class Lamb(Optimizer):
 
     This is ``optax.lamb(lr, beta1, beta2, eps, weight_decay=..., mask=...)``
     (MindSpore 2.10's CPU build has no LAMB kernel to compare with). There is
-    no ``loss_scale``. State: ``lamb_m.<param>``, ``lamb_v.<param>``.
+    no ``loss_scale``. State: ``moments1`` (``lamb_m.<param>``), ``moments2`` (``lamb_v.<param>``).
 
     >>> import cellkit as ms
     >>> from cellkit import nn
@@ -121,8 +127,18 @@ class Lamb(Optimizer):
     array([2.6464, 3.6464], dtype=float32)
     """
 
-    _slot_names = {"mu": "lamb_m", "nu": "lamb_v"}
+    _slot_names = {"mu": "moments1=lamb_m", "nu": "moments2=lamb_v"}
     _decoupled_weight_decay = True
+
+    @property
+    def params(self):
+        """The Parameters (MindSpore's Lamb keeps ``params``, the same ``ParameterTuple`` as ``parameters``)."""
+        return self.parameters
+
+    @property
+    def device_ascend(self):
+        """False: the update runs on XLA, never MindSpore's Ascend kernels."""
+        return False
 
     def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay)

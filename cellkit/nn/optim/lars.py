@@ -71,11 +71,14 @@ class LARS(Optimizer):
         # Weight decay per Parameter, as LARSUpdate receives it (MindSpore divides it by loss_scale).
         self._lars_wd = tuple(wd / optimizer.loss_scale if flag else 0.0
                               for wd, flag in zip(wds, optimizer.decay_flags))
+        self.decay_flags = tuple(optimizer.decay_flags)  # MindSpore's LARS keeps the optimizer's flags
         optimizer.decay_flags = (False,) * n
         optimizer.loss_scale = 1.0
         optimizer._decay_and_scale_outside = True
         optimizer._rebuild_tx()
         self.tx = None
+        self._init_ms_members()
+        self._init_kernels(lars=("LARSUpdate", (epsilon, coefficient, use_clip), {}), cast="Cast")
 
     # The wrapped optimizer's state, seen through LARS.
     parameters = property(lambda self: self.opt.parameters)
@@ -84,6 +87,8 @@ class LARS(Optimizer):
     is_group = property(lambda self: self.opt.is_group)
     is_group_lr = property(lambda self: self.opt.is_group_lr)
     weight_decay = property(lambda self: self.opt.weight_decay)
+    dynamic_lr = property(lambda self: self.opt.dynamic_lr)
+    _groups = property(lambda self: self.opt._groups)
     loss_scale = property(lambda self: self._loss_scale)
 
     def get_lr(self):

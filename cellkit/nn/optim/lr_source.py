@@ -53,6 +53,19 @@ def _lr_at(values, step, owner):
     return jnp.take(values, step, mode="clip")
 
 
+class _IteratorLearningRate(Cell):
+    """A list learning rate as MindSpore keeps it: a Cell whose Parameter ``learning_rate`` holds the
+    rates; called with the step it gives ``lr[step]``."""
+
+    def __init__(self, values, name, owner):
+        super().__init__(auto_prefix=False)
+        self.learning_rate = Parameter(values, name=name, requires_grad=False)
+        self.owner = owner
+
+    def construct(self, global_step):
+        return _lr_at(self.learning_rate.value, jnp.reshape(global_step, ()), self.owner)
+
+
 
 class LearningRates:
     """The ``Optimizer`` methods that build and read learning rates (a base class of ``Optimizer``)."""
@@ -81,7 +94,9 @@ class LearningRates:
                 raise ValueError(f"For '{owner}', the learning-rate list must not be empty.")
             if (arr < 0).any():
                 raise ValueError(f"For '{owner}', learning rates must be >= 0, but got {arr.tolist()}.")
-            return Parameter(jnp.asarray(arr), name=name, requires_grad=False)
+            if arr.ndim == 0:
+                return Parameter(jnp.asarray(arr), name=name, requires_grad=False)
+            return _IteratorLearningRate(jnp.asarray(arr), name, owner)
         if callable(lr):
             return _Schedule(lr)
         raise TypeError(f"For '{owner}', the argument 'learning_rate' must be int, float, Tensor, Iterable, "
@@ -90,8 +105,8 @@ class LearningRates:
     @staticmethod
     def _lr_kind(source) -> str:
         if isinstance(source, Parameter):
-            return "fixed" if source.ndim == 0 else "list"
-        return "cell"
+            return "fixed"
+        return "list" if isinstance(source, _IteratorLearningRate) else "cell"
 
     def _lr_source(self, group):
         if not self.is_group_lr:
@@ -105,7 +120,7 @@ class LearningRates:
         if kind == "fixed":
             lr = source.value
         elif kind == "list":
-            lr = _lr_at(source.value, step, self.cls_name)
+            lr = _lr_at(source.learning_rate.value, step, self.cls_name)
         else:
             lr = value_of(source(jnp.reshape(step, (1,))))
         return jnp.reshape(jnp.asarray(lr, jnp.float32), ())
@@ -153,6 +168,7 @@ class LearningRates:
                 raise ValueError(f"For 'get_lr_parameter', the parameter {getattr(p, 'name', p)} is not in "
                                  "the optimizer.")
             source = self._lr_source(self._group_of[ids.index(id(p))])
-            out.append(source.fn if isinstance(source, _Schedule) else source)
+            out.append(source.fn if isinstance(source, _Schedule) else
+                       source.learning_rate if isinstance(source, _IteratorLearningRate) else source)
         return out[0] if isinstance(param, Parameter) else out
 

@@ -17,7 +17,7 @@ import warnings
 import optax
 
 from ._checks import check_bool, check_float
-from .optimizer import Optimizer
+from .optimizer import Optimizer, add_momentum
 
 __all__ = ["Momentum"]
 
@@ -26,8 +26,9 @@ class Momentum(Optimizer):
     """Momentum SGD: ``v = momentum * v + g``, ``w = w - lr * v`` (= ``optax.sgd(lr, momentum)``).
 
     ``g`` is the gradient after loss scaling and (coupled) weight decay. State:
-    ``moments.<param>`` (none with ``momentum == 0``, where it would only
-    copy the gradient).
+    ``momentum`` (a float32 Parameter, as in MindSpore; the update uses the
+    value given at construction), ``moments.<param>`` (none with
+    ``momentum == 0``, where it would only copy the gradient).
 
     ``use_nesterov=True``: MindSpore documents ``w -= lr * (g + momentum * v)``
     but its CPU kernel (2.10) ignores the flag and applies plain momentum;
@@ -52,10 +53,12 @@ class Momentum(Optimizer):
     """
 
     _slot_names = {"trace": "moments"}
+    _ms_kernels = {"opt": "ApplyMomentum"}
 
     def __init__(self, params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0, use_nesterov=False):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
-        self.momentum = check_float(self.cls_name, "momentum", momentum, minimum=0.0)
+        self._momentum = check_float(self.cls_name, "momentum", momentum, minimum=0.0)
+        add_momentum(self, self._momentum)
         self.use_nesterov = check_bool(self.cls_name, "use_nesterov", use_nesterov)
         if use_nesterov:
             warnings.warn("Momentum(use_nesterov=True): MindSpore 2.10's CPU kernel ignores use_nesterov and so "
@@ -65,4 +68,9 @@ class Momentum(Optimizer):
 
     def update_rule(self, learning_rate, weight_decay, decay_mask):
         # momentum == 0: the trace would be the gradient itself, so none is kept.
-        return optax.sgd(learning_rate, momentum=self.momentum or None)
+        return optax.sgd(learning_rate, momentum=self._momentum or None)
+
+    @property
+    def params(self):
+        """The Parameters (MindSpore's Momentum keeps ``params``, the same ``ParameterTuple`` as ``parameters``)."""
+        return self.parameters

@@ -27,8 +27,11 @@ class AdamOffload(Adam):
     >>> from cellkit import nn
     >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
     >>> [p.name for p in nn.AdamOffload([w]).get_parameters()]
-    ['global_step', 'learning_rate', 'w', 'moment1.w', 'moment2.w']
+    ['global_step', 'learning_rate', 'w', 'beta1_power', 'beta2_power', 'moment1.w', 'moment2.w']
     """
+
+    _power_shape = (1,)
+    _ms_kernels = {"opt": "AdamNoUpdateParam"}
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
                  use_nesterov=False, weight_decay=0.0, loss_scale=1.0):

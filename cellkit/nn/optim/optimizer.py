@@ -52,7 +52,7 @@ gradients must come in that order). Groups become an ``optax.partition``.
 >>> net = nn.Dense(3, 2)
 >>> opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
 >>> [name for name, _ in opt.parameters_and_names()]
-['global_step', 'learning_rate', 'weight', 'bias', 'moments.weight', 'moments.bias']
+['global_step', 'learning_rate', 'weight', 'bias', 'momentum', 'moments.weight', 'moments.bias']
 >>> grads = (ms.ops.ones((2, 3)), ms.ops.ones((2,)))
 >>> opt(grads)
 (True, True)
@@ -74,12 +74,18 @@ from ...cell import Cell
 from ...parameter import Parameter, ParameterTuple
 from ._checks import is_number, value_of
 from .lr_source import LearningRates
-from .param_groups import ParameterGroups
+from .ms_members import MindSporeMembers, opt_init_args_register
+from .param_groups import ParameterGroups, centralize
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "add_momentum", "opt_init_args_register"]
 
 
-class Optimizer(ParameterGroups, LearningRates, Cell):
+def add_momentum(opt, momentum) -> None:
+    """MindSpore's ``momentum`` Parameter (float32, constant) of Momentum and SGD."""
+    opt.add_state("momentum", jnp.asarray(momentum, jnp.float32))
+
+
+class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
     """Base class of optimizers: Parameters, learning rate, weight decay, groups, ``global_step``.
 
     Args:
@@ -136,6 +142,7 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
         # Learning-rate sources: index 0 is the global one (MindSpore builds it even when
         # every group has its own), then one per group dict with an 'lr'.
         sources = [self._build_lr(learning_rate, "learning_rate")]
+        gc_of = {}
         if group_dicts is None:
             groups = [(tuple(range(len(params))), 0, global_wd, None)]
         else:
@@ -148,6 +155,7 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
                     lr_index = len(sources) - 1
                 wd = self._check_weight_decay(d["weight_decay"]) if "weight_decay" in d else global_wd
                 groups.append((tuple(sorted(index[id(p)] for p in d["params"])), lr_index, wd, gi))
+                gc_of.update((id(p), bool(d.get("grad_centralization", False))) for p in d["params"])
         self.is_group = group_dicts is not None
         self.is_group_lr = len(sources) > 1
 
@@ -176,7 +184,39 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
         self._groups = tuple((members, kinds[lr_index], members[0] if members else 0, wd)
                              for members, lr_index, wd, _ in groups)
         self._group_of = tuple(group_of)
+        # Gradient centralization (groups only): one flag per Parameter; a group's members share it.
+        self._gc_flags = tuple(gc_of.get(id(p), False) for p in params)
+        self._init_ms_members()
+        self._init_kernels()
+        self._companions = ()
         self.tx = None
+
+    def add_state(self, attr, value, per_param=False, rule=None) -> None:
+        """Keep a state Parameter that MindSpore's optimizer has and the optax update does not need.
+
+        So that checkpoints carry the same names both ways: ``value`` is the
+        initial value (with ``per_param``, a function of each Parameter, giving a
+        ``ParameterTuple`` named ``<attr>.<param name>``); ``rule(old, w_old,
+        w_new)`` (None: constant) gives its value after each step (``w_old``
+        and ``w_new`` are the Parameter's value before and after, or None when
+        not ``per_param``). Call it before :meth:`init_optax`, where MindSpore
+        creates the Parameter before its moments.
+
+        >>> import cellkit as ms
+        >>> from cellkit import nn
+        >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
+        >>> opt = nn.Adam([w], 0.1)
+        >>> _ = opt((ms.Tensor([1.0]),)); _ = opt((ms.Tensor([1.0]),))
+        >>> round(float(opt.beta1_power.value), 6)
+        0.81
+        """
+        if per_param:
+            setattr(self, attr, ParameterTuple(Parameter(jnp.asarray(value(p.value)), name=f"{attr}.{p.name}",
+                                                         requires_grad=False) for p in self.parameters))
+        else:
+            setattr(self, attr, Parameter(jnp.asarray(value), name=attr, requires_grad=False))
+        if rule is not None:
+            self._companions = self._companions + ((attr, per_param, rule),)
 
     def scale_grad(self, gradients):
         """``g / loss_scale`` for every gradient.
@@ -220,7 +260,7 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
         """
         raise NotImplementedError(f"{self.cls_name} must define update_rule (or its own construct)")
 
-    def _group_transformation(self, weight_decay, decay_mask):
+    def _group_transformation(self, weight_decay, decay_mask, gc=False):
         def factory(learning_rate):
             parts = []
             outside = self._decay_and_scale_outside
@@ -228,6 +268,8 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
                 parts.append(optax.scale(1.0 / self.loss_scale))
             if not self._decoupled_weight_decay and weight_decay > 0 and not outside:
                 parts.append(optax.add_decayed_weights(weight_decay, decay_mask))
+            if gc:
+                parts.append(optax.stateless(lambda updates, params: jax.tree.map(centralize, updates)))
             parts.append(self.update_rule(learning_rate, 0.0 if outside else weight_decay, decay_mask))
             return optax.chain(*parts)
         return optax.inject_hyperparams(factory, hyperparam_dtype=jnp.float32)(learning_rate=0.0)
@@ -238,11 +280,13 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
             # One group: the decay mask is the name filter (or all True with groups).
             wd = self._groups[0][3] if any(self.decay_flags) else 0.0
             mask = None if all(self.decay_flags) else self.decay_flags
-            tx = self._group_transformation(wd, mask)
+            members = self._groups[0][0]
+            tx = self._group_transformation(wd, mask, bool(members) and self._gc_flags[members[0]])
             labels = None
         else:
             # Several groups: an optax.partition; within a group every Parameter is decayed or none.
-            transforms = {f"group_{g}": self._group_transformation(group[3], None)
+            transforms = {f"group_{g}": self._group_transformation(
+                              group[3], None, bool(group[0]) and self._gc_flags[group[0][0]])
                           for g, group in enumerate(self._groups)}
             labels = tuple(f"group_{g}" for g in self._group_of)
             tx = optax.partition(transforms, labels)
@@ -316,9 +360,11 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
             param = self.parameters[i]
             if leaf.shape == param.shape or field in self._scalar_slots:
                 prefix = self._slot_names.get(field, field)
-                # A name format (MindSpore's ASGD: 'mu_{}') or a prefix ('moment1' -> 'moment1.<param>').
-                attr, name = ((prefix.split("{")[0].rstrip("_."), prefix.format(param.name)) if "{}" in prefix
-                              else (prefix, f"{prefix}.{param.name}"))
+                # 'attr=prefix': the attribute and the Parameter names differ (MindSpore's AdamWeightDecay keeps
+                # 'adam_m.<param>' in 'moments1'); a name format (ASGD: 'mu_{}') or a prefix ('moment1.<param>').
+                attr, _, prefix = prefix.rpartition("=")
+                attr, name = ((attr or prefix.split("{")[0].rstrip("_."), prefix.format(param.name)) if "{}" in prefix
+                              else (attr or prefix, f"{prefix}.{param.name}"))
                 by_index = slots.setdefault(attr, {})
                 if i in by_index:
                     raise RuntimeError(f"{self.cls_name}: two optax state leaves for '{param.name}' map to "
@@ -402,6 +448,13 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
             elif kind == "step" and not step_written:
                 ops.assign(self.global_step, jnp.reshape(v, (1,)).astype(jnp.int32))
                 step_written = True
+        for attr, per_param, rule in self._companions:
+            target = getattr(self, attr)
+            if per_param:
+                for t, old, new in zip(target, params, new_params):
+                    ops.assign(t, rule(t.value, old, new))
+            else:
+                ops.assign(target, rule(target.value, None, None))
         return tuple(True for _ in params)
 
 

@@ -16,13 +16,30 @@ see :mod:`cellkit.nn.optim.optimizer` for how groups are turned into an
 
 from __future__ import annotations
 
+import jax.numpy as jnp
+
 from ...cell import Cell
 from ...parameter import Parameter
 from ._checks import is_number, value_of
 
-__all__ = ["ParameterGroups", "GROUP_KEYS"]
+__all__ = ["ParameterGroups", "GROUP_KEYS", "centralize"]
 
 GROUP_KEYS = ("params", "lr", "weight_decay", "order_params", "grad_centralization")
+
+
+def centralize(g):
+    """MindSpore's gradient centralization: ``g - mean(g over all axes but the first)``, for gradients
+    of 2 or more dimensions whose second dimension is a multiple of 16 (others are returned as they are).
+
+    >>> import jax.numpy as jnp
+    >>> centralize(jnp.arange(32, dtype=jnp.float32).reshape(2, 16))[0, :3]
+    Array([-7.5, -6.5, -5.5], dtype=float32)
+    >>> centralize(jnp.ones((2, 3))).tolist()
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    """
+    if g.ndim < 2 or g.shape[1] % 16 != 0:
+        return g
+    return g - jnp.mean(g, axis=tuple(range(1, g.ndim)), keepdims=True)
 
 
 class ParameterGroups:
@@ -70,8 +87,9 @@ class ParameterGroups:
                                      f"{list(d)}.")
                 order = list(d["order_params"])
                 continue
-            if d.get("grad_centralization"):
-                raise NotImplementedError(f"For '{name}', grad_centralization=True is not supported.")
+            if not isinstance(d.get("grad_centralization", False), bool):
+                raise TypeError(f"For '{name}', the 'gradients_centralization' must be bool type, but got "
+                                f"{type(d['grad_centralization'])}.")
             group = list(d.get("params", ()))
             if not group:
                 raise ValueError(f"For '{name}', parameter group {gi} has no 'params'.")
@@ -87,6 +105,7 @@ class ParameterGroups:
                 raise ValueError(f"For '{name}', 'order_params' must list exactly the Parameters of the groups "
                                  f"({len(params)}), but got {len(order)} that differ.")
             params = order
+            self.__dict__["_ck_ordered"] = True
         return params, groups
 
     def _check_unique(self, params) -> None:
@@ -98,15 +117,22 @@ class ParameterGroups:
             seen.add(id(p))
 
     def get_weight_decay(self):
-        """The weight decay: a float, or with groups a tuple with one entry per Parameter.
+        """The weight decay applied to the loss-scaled gradients, ``weight_decay * loss_scale``, as in
+        MindSpore: a float, or with groups a tuple with one entry per Parameter.
 
         >>> import cellkit as ms
         >>> from cellkit import nn
         >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
         >>> nn.SGD([w], weight_decay=0.01).get_weight_decay()
         0.01
+        >>> nn.SGD([w], weight_decay=0.01, loss_scale=4.0).get_weight_decay()
+        0.04
         """
-        return self.weight_decay
+        if self.loss_scale == 1.0:
+            return self.weight_decay
+        if self.is_group:
+            return tuple(w * self.loss_scale for w in self.weight_decay)
+        return self.weight_decay * self.loss_scale
 
     # ----- helpers for hand-written construct methods (MindSpore's API) ------------------
 
@@ -123,3 +149,19 @@ class ParameterGroups:
         return tuple(value_of(g) + wd * self.loss_scale * p.value if flag and wd > 0 else value_of(g)
                      for g, p, wd, flag in zip(gradients, self.parameters, wds, self.decay_flags))
 
+
+    def gradients_centralization(self, gradients):
+        """The gradients with MindSpore's centralization applied where the groups ask for it
+        (``'grad_centralization': True``); see :func:`centralize`.
+
+        >>> import cellkit as ms
+        >>> from cellkit import nn
+        >>> w = ms.Parameter(ms.ops.ones((2, 16)), name="w")
+        >>> opt = nn.SGD([{'params': [w], 'grad_centralization': True}])
+        >>> g = ms.ops.arange(32.0).reshape(2, 16)
+        >>> opt.gradients_centralization((g,))[0][0, :2]
+        Array([-7.5, -6.5], dtype=float32)
+        """
+        if not self.is_group:
+            return gradients
+        return tuple(centralize(value_of(g)) if flag else g for g, flag in zip(gradients, self._gc_flags))

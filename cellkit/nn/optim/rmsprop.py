@@ -11,6 +11,7 @@ array([0.9895, 2.021 ], dtype=float32)
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import optax
 
 from ._checks import check_bool, check_float
@@ -32,10 +33,10 @@ class RMSProp(Optimizer):
     eps_in_sqrt=True, centered=centered, momentum=momentum)``. optax's defaults
     differ (``initial_scale=0``, eps outside the sqrt, eps 1e-8), which changes
     the first steps a lot. ``g`` is the gradient after loss scaling and
-    (coupled) weight decay. State: ``mean_square.<param>``, ``moment.<param>``
-    (only with ``momentum > 0``: otherwise it is the step itself, which
-    MindSpore stores and never reads back) and, when centered,
-    ``mean_grad.<param>``.
+    (coupled) weight decay. State, under MindSpore's names: ``ms``
+    (``mean_square.<param>``), ``moment`` (``moment.<param>``; with
+    ``momentum == 0`` the step taken, which MindSpore stores and never reads
+    back) and, when centered, ``mg`` (``mean_grad.<param>``).
 
     Args:
         params: Parameters or parameter groups.
@@ -55,7 +56,7 @@ class RMSProp(Optimizer):
     ['global_step', 'learning_rate', 'w', 'mean_grad.w', 'mean_square.w', 'moment.w']
     """
 
-    _slot_names = {"mu": "mean_grad", "nu": "mean_square", "trace": "moment"}
+    _slot_names = {"mu": "mg=mean_grad", "nu": "ms=mean_square", "trace": "moment"}
 
     def __init__(self, params, learning_rate=0.1, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False,
                  centered=False, loss_scale=1.0, weight_decay=0.0):
@@ -65,7 +66,10 @@ class RMSProp(Optimizer):
         self.epsilon = check_float(self.cls_name, "epsilon", epsilon, minimum=0.0, exclusive_min=True)
         self.use_locking = check_bool(self.cls_name, "use_locking", use_locking)
         self.centered = check_bool(self.cls_name, "centered", centered)
+        self._init_kernels(opt="ApplyCenteredRMSProp" if self.centered else "ApplyRMSProp")
         self.init_optax()
+        if not self.momentum:  # MindSpore stores the step taken (w_old - w_new) in 'moment'
+            self.add_state("moment", jnp.zeros_like, per_param=True, rule=lambda old, w_old, w_new: w_old - w_new)
 
     def update_rule(self, learning_rate, weight_decay, decay_mask):
         return optax.rmsprop(learning_rate, decay=self.decay, eps=self.epsilon, initial_scale=1.0,

@@ -43,6 +43,8 @@ class Rprop(Optimizer):
     """
 
     _slot_names = {"prev": "prev", "step_size": "step_size"}
+    _ms_kernels = {"sign": "Sign", "fill": "FillV2", "assign": "Assign", "cast": "Cast", "select": "Select",
+                   "ones_like": "OnesLike"}
 
     def __init__(self, params, learning_rate=0.1, etas=(0.5, 1.2), step_sizes=(1e-6, 50.), weight_decay=0.):
         super().__init__(learning_rate, params, weight_decay)
@@ -107,6 +109,13 @@ class ASGD(Optimizer):
     """
 
     _slot_names = {"mu": "mu_{}", "eta": "eta_{}", "ax": "ax_.{}"}
+    _ms_kernels = {"pow": "Pow", "maximum": "Maximum", "assign": "Assign", "assignsub": "AssignSub", "cast": "Cast",
+                   "squeeze": "Squeeze"}
+
+    @property
+    def lens(self):
+        """The number of Parameters (MindSpore's ASGD keeps it as ``lens``)."""
+        return len(self.parameters)
     _scalar_slots = frozenset({"mu", "eta"})
 
     def __init__(self, params, learning_rate=0.1, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0):
