@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.test_util import check_grads
 
 import cellkit as ms
 import cellkit.numpy as mnp
@@ -26,6 +27,16 @@ FIXTURES = {family: load(family) for family in FAMILIES}
 CASES = [(family, name) for family in FAMILIES for name in FIXTURES[family]]
 SHAPE_ONLY = {"rand", "randn", "randint", "empty", "empty_like"}
 NAMES = load("numpy_names")
+
+# Where MindSpore 2.10's answer is wrong, cellkit gives NumPy's (docs/differences.md).
+WRONG_IN_MINDSPORE = {
+    "add:10": "int8 + uint8 wraps by 256 (2 + 0 gives -254)",
+    "hypot:10": "hypot of int8 and uint8 is nan",
+    "nanmean:5": "nanmean of a bool Tensor counts wrongly",
+    "nanstd:5": "nanstd of a bool Tensor counts wrongly",
+    "nanvar:5": "nanvar of a bool Tensor counts wrongly",
+    "fft.ihfftn:0": "ihfftn returns hfftn's real output, not the inverse transform",
+}
 
 
 def to_cellkit(v):
@@ -122,7 +133,15 @@ def test_matches_mindspore(family, name):
     fn = name.split(":")[0]
     args = to_cellkit(case["inputs"])
     kwargs = {k: to_cellkit(v) for k, v in case["kwargs"].items()}
-    if "error" not in case:
+    if name in WRONG_IN_MINDSPORE:
+        got = call(mnp, fn, args, kwargs)
+        if fn == "fft.ihfftn":
+            x = case["inputs"][0]
+            want = np.conj(np.fft.rfftn(x)) / x.size
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
+        else:
+            assert_like_numpy(got, fn, case["inputs"], case["kwargs"], name)
+    elif "error" not in case:
         assert_same(call(mnp, fn, args, kwargs), case["output"], name, shape_only=fn in SHAPE_ONLY)
     elif family == "numpy_errors":
         with pytest.raises(getattr(__builtins__, case["error"], None) or Exception):
@@ -130,7 +149,10 @@ def test_matches_mindspore(family, name):
     else:
         try:
             got = call(mnp, fn, args, kwargs)
-        except (TypeError, ValueError, NotImplementedError):
+        except (TypeError, ValueError):
+            return
+        except Exception as e:  # noqa: BLE001
+            assert type(e).__name__ == case["error"], f"{name}: {type(e).__name__}, MindSpore {case['error']}"
             return
         assert_like_numpy(got, fn, case["inputs"], case["kwargs"], name)
 
@@ -168,7 +190,7 @@ def test_signatures_name_mindspores_parameters():
     assert str(inspect.signature(mnp.arccos)) == "(input, dtype=None)"
     assert str(inspect.signature(mnp.rand)) == "(*shape, dtype=Float32)"
     assert str(inspect.signature(mnp.fft.fft2)) == "(a, s=None, axes=(-2, -1), norm=None)"
-    assert mnp.arccos(input=jnp.asarray([1.0])).dtype == jnp.float32
+    assert mnp.arccos(input=mnp.array([1.0])).dtype == jnp.float32
 
 
 def test_python_data_is_32_bit_in_both_modes():
@@ -184,7 +206,7 @@ def test_works_under_jit_and_grad():
     np.testing.assert_allclose(jax.jit(f)(x), f(x))
     g = jax.grad(f)(x)
     np.testing.assert_allclose(g, np.broadcast_to(np.roll(np.arange(4.0), -1), (3, 4)))
-    jax.test_util.check_grads(lambda t: mnp.std(mnp.tanh(t), axis=1).sum(), (x / 10,), order=1, modes=("rev",),
+    check_grads(lambda t: mnp.std(mnp.tanh(t), axis=1).sum(), (x / 10,), order=1, modes=("rev",),
                               atol=1e-2, rtol=1e-2)
 
 

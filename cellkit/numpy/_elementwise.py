@@ -7,7 +7,8 @@ MindSpore 2.10:
 - ``same``: the input's dtype (``abs``, ``square``, ``exp2`` of an int is an int);
 - ``trig``: integers computed in ``rule_for_trigonometric``'s float (int8/uint8/bool in
   float16, wider ints in float32);
-- ``float``: integers and bools computed in float32 (``sqrt``, ``ceil``, ``sign``, ``exp``);
+- ``float``: integers and bools computed in float32 (``sqrt``, ``sign``, ``exp``); ``float32``:
+  everything but float16 computed in float32 (``ceil`` of float64 is float32);
 - ``arith``: two inputs promoted by MindSpore's ``promotion_rule``; ``div``: the same, then
   integers computed in float32 (``divide`` of int64 is float32, never float64); ``first``:
   the first input's dtype (``copysign``); ``weak``: a Python number takes the other input's
@@ -64,6 +65,8 @@ def unary(fn, rule):
             x = _trig(x)
         elif rule == "float":
             x = _float(x)
+        elif rule == "float32":
+            x = x if x.dtype == jnp.float16 else x.astype(jnp.float32)
         y = fn(x)
         if rule == "same" and y.dtype != x.dtype:
             y = y.astype(x.dtype)
@@ -134,7 +137,7 @@ UNARY = {
     "bitwise_not": (U, _invert, "same"), "invert": (U, _invert, "same"),
     "sqrt": (U, jnp.sqrt, "float"), "cbrt": (U, jnp.cbrt, "float"), "exp": (U, jnp.exp, "float"),
     "expm1": (U, jnp.expm1, "float"), "log": (U, jnp.log, "float"), "log2": (U, jnp.log2, "float"),
-    "log10": (U, jnp.log10, "float"), "log1p": (U, jnp.log1p, "float"), "ceil": (U, jnp.ceil, "float"),
+    "log10": (U, jnp.log10, "float"), "log1p": (U, jnp.log1p, "float"), "ceil": (U, jnp.ceil, "float32"),
     "floor": (U, jnp.floor, "float"), "trunc": (U, jnp.trunc, "float"), "rint": (U, jnp.rint, "float"),
     "fix": (U, jnp.trunc, "float"),
     "sign": (U, _sign, "float"),

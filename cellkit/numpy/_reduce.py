@@ -2,8 +2,8 @@
 
 MindSpore's dtype rules, measured against MindSpore 2.10: ``sum`` and ``trace`` of integers or
 bools give int64 (int32 with ``jax_enable_x64`` off); ``mean`` and ``average`` of integers
-keep the integer dtype (the mean truncated); ``std``/``var`` and the ``nan*`` statistics of
-integers are float32; ``cumsum`` of bool and 8/16-bit integers is int32; ``count_nonzero`` and
+keep the integer dtype (the mean truncated); ``std``/``var`` of integers are float32,
+their deviations taken from that integer mean; the ``nan*`` statistics of integers are float32; ``cumsum`` of bool and 8/16-bit integers is int32; ``count_nonzero`` and
 ``argmin`` give int32, ``argmax`` int64.
 
 >>> import cellkit as ms, cellkit.numpy as mnp
@@ -67,7 +67,15 @@ def _extremum(fn, name):
 def _spread(fn, name):
     def impl(x, axis=None, ddof=0, keepdims=False):
         x = to_tensor(x)
-        return fn(_f32(x), axis=_axes(x, axis, name), ddof=ddof, keepdims=keepdims)
+        axes = _axes(x, axis, name)
+        if not jnp.issubdtype(x.dtype, jnp.integer):
+            return fn(_f32(x), axis=axes, ddof=ddof, keepdims=keepdims)
+        # As MindSpore: the deviations of an integer input are from its integer (truncated) mean.
+        mean = _mean(x, axes, True).astype(jnp.float32)
+        n = x.size if axes is None else int(jnp.prod(jnp.asarray([x.shape[a] for a in
+                                                                  (axes if isinstance(axes, tuple) else (axes,))])))
+        var = jnp.sum(jnp.square(x - mean), axis=axes, keepdims=keepdims) / (n - ddof)
+        return var if fn is jnp.var else jnp.sqrt(var)
     return impl
 
 
