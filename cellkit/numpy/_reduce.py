@@ -8,8 +8,10 @@ their deviations taken from that integer mean; the ``nan*`` statistics of intege
 
 >>> import cellkit as ms, cellkit.numpy as mnp
 >>> x = ms.Tensor([[1, 2], [3, 5]], ms.int32)
->>> mnp.mean(x), mnp.std(x, axis=0)
-(Array(2, dtype=int32), Array([1.5, 1.5], dtype=float32))
+>>> mnp.mean(x), mnp.mean(x, axis=0)
+(Array(2, dtype=int32), Array([2, 3], dtype=int32))
+>>> mnp.var(x, axis=0)   # deviations from the integer means [2, 3]
+Array([1. , 2.5], dtype=float32)
 >>> mnp.sum(x).dtype in ("int64", "int32"), mnp.count_nonzero(x - 1)
 (True, Array(3, dtype=int32))
 """
