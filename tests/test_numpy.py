@@ -217,3 +217,8 @@ def test_random_draws_follow_set_seed():
     assert np.array_equal(np.asarray(mnp.rand(2, 2)), np.asarray(a))
     r = mnp.randint(1, 5, (100,))
     assert r.dtype == jnp.int32 and int(r.min()) >= 1 and int(r.max()) <= 4
+
+
+def test_reached_from_the_top_level():
+    import importlib
+    assert ms.numpy is mnp is importlib.import_module("cellkit.numpy")
