@@ -8,7 +8,8 @@ MindSpore 2.10:
 - ``trig``: integers computed in ``rule_for_trigonometric``'s float (int8/uint8/bool in
   float16, wider ints in float32);
 - ``float``: integers and bools computed in float32 (``sqrt``, ``sign``, ``exp``); ``float32``:
-  everything but float16 computed in float32 (``ceil`` of float64 is float32);
+  everything but float16 computed in float32 (``ceil`` of float64 is float32), and for two inputs
+  everything (``float_power``);
 - ``arith``: two inputs promoted by MindSpore's ``promotion_rule``; ``div``: the same, then
   integers computed in float32 (``divide`` of int64 is float32, never float64); ``first``:
   the first input's dtype (``copysign``); ``weak``: a Python number takes the other input's
@@ -35,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtypes
-from .utils import cast, to_tensor
+from .utils import cast, out_dtype, to_tensor
 
 __all__ = ["UNARY", "BINARY", "unary", "binary"]
 
@@ -68,7 +69,7 @@ def unary(fn, rule):
         elif rule == "float32":
             x = x if x.dtype == jnp.float16 else x.astype(jnp.float32)
         y = fn(x)
-        if rule == "same" and y.dtype != x.dtype:
+        if rule == "same" and y.dtype != x.dtype and x.dtype != jnp.bool_:
             y = y.astype(x.dtype)
         return cast(y, dtypes.check_dtype(dtype))
     return impl
@@ -83,6 +84,8 @@ def binary(fn, rule):
             a, b = (a.astype(b.dtype), b) if weak1 else (a, b.astype(a.dtype))
         elif rule == "trig2":
             a, b = _promote(_trig(a), _trig(b))
+        elif rule == "float32":
+            a, b = a.astype(jnp.float32), b.astype(jnp.float32)
         elif rule in ("arith", "div", "float", "first", "weak"):
             first = a.dtype
             a, b = _promote(a, b)
@@ -102,6 +105,8 @@ def _exp2(x):
 
 
 def _reciprocal(x):
+    if x.dtype == jnp.bool_:
+        x = x.astype(out_dtype("int64"))
     if jnp.issubdtype(x.dtype, jnp.integer):
         return jnp.where(jnp.abs(x) == 1, x, 0).astype(x.dtype)
     return 1 / x
@@ -156,7 +161,7 @@ BINARY = {
     "power": (B, jnp.power, "arith"), "floor_divide": (B, jnp.floor_divide, "arith"),
     "fmod": (B, _trunc_div, "arith"), "mod": (B, jnp.remainder, "arith"), "remainder": (B, jnp.remainder, "arith"),
     "heaviside": (B, _heaviside, "arith"), "divide": (B, jnp.true_divide, "div"),
-    "true_divide": (B, jnp.true_divide, "div"), "float_power": (B, jnp.power, "float"),
+    "true_divide": (B, jnp.true_divide, "div"), "float_power": (B, jnp.power, "float32"),
     "hypot": (B, jnp.hypot, "float"), "logaddexp": (B, jnp.logaddexp, "float"),
     "logaddexp2": (B, jnp.logaddexp2, "float"), "arctan2": (B, jnp.arctan2, "trig2"),
     "copysign": (B, jnp.copysign, "first"), "maximum": (B, jnp.maximum, "weak"), "minimum": (B, jnp.minimum, "weak"),

@@ -154,8 +154,12 @@ def _cum(fn, name, nan=False):
 
 
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None):
-    x = _int_to(to_tensor(a), "int64")
-    return cast(jnp.trace(x, offset=offset, axis1=axis1, axis2=axis2), dtypes.check_dtype(dtype))
+    x = to_tensor(a)
+    if x.dtype == jnp.bool_:  # as MindSpore: whether any diagonal element is set
+        out = jnp.any(jnp.diagonal(x, offset, axis1, axis2), axis=-1)
+    else:
+        out = jnp.trace(_int_to(x, "int64"), offset=offset, axis1=axis1, axis2=axis2)
+    return cast(out, dtypes.check_dtype(dtype))
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - MindSpore's name
