@@ -80,6 +80,10 @@ def binary(fn, rule):
         weak1 = isinstance(x1, numbers.Number)
         weak2 = isinstance(x2, numbers.Number)
         a, b = to_tensor(x1), to_tensor(x2)
+        try:
+            jnp.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise ValueError(f"operands could not be broadcast together with shapes {a.shape} and {b.shape}") from None
         if rule == "weak" and (weak1 or weak2):
             a, b = (a.astype(b.dtype), b) if weak1 else (a, b.astype(a.dtype))
         elif rule == "trig2":
