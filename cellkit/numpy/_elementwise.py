@@ -148,7 +148,7 @@ UNARY = {
     "expm1": (U, jnp.expm1, "float"), "log": (U, jnp.log, "float"), "log2": (U, jnp.log2, "float"),
     "log10": (U, jnp.log10, "float"), "log1p": (U, jnp.log1p, "float"), "ceil": (U, jnp.ceil, "float32"),
     "floor": (U, jnp.floor, "float"), "trunc": (U, jnp.trunc, "float"), "rint": (U, jnp.rint, "float"),
-    "fix": (U, jnp.trunc, "float"),
+    "fix": ("x", jnp.trunc, "float"),
     "sign": (U, _sign, "float"),
     "sin": (U, jnp.sin, "trig"), "cos": (U, jnp.cos, "trig"), "tan": (U, jnp.tan, "trig"),
     "arcsin": (U, jnp.arcsin, "trig"), "arccos": ("input, dtype=None", jnp.arccos, "trig"),
