@@ -279,3 +279,14 @@ def test_under_jit(family, name):
 
     got = jax.jit(run)(*[leaves[i] for i in traced])
     assert_same(got, case["output"], f"{name} under jit")
+
+
+def test_parameters_are_read_as_their_values():
+    p = ms.Parameter(ms.Tensor([[1.0, -2.0], [3.0, 4.0]]), name="w")
+    np.testing.assert_allclose(mnp.sum(p), 6.0)
+    np.testing.assert_allclose(mnp.roll(p, 1, axis=1), [[-2.0, 1.0], [4.0, 3.0]])
+
+    @ms.jit
+    def step():
+        return mnp.mean(mnp.abs(p))
+    np.testing.assert_allclose(step(), 2.5)

@@ -1,10 +1,11 @@
 """The reductions of ``mindspore.numpy`` (sums, means, extrema, spreads, cumulative sums, norms).
 
-MindSpore's dtype rules, measured against MindSpore 2.10: ``sum`` and ``trace`` of integers or
-bools give int64 (int32 with ``jax_enable_x64`` off); ``mean`` and ``average`` of integers
-keep the integer dtype (the mean truncated); ``std``/``var`` of integers are float32,
-their deviations taken from that integer mean; the ``nan*`` statistics of integers are float32; ``cumsum`` of bool and 8/16-bit integers is int32; ``count_nonzero`` and
-``argmin`` give int32, ``argmax`` int64.
+MindSpore's dtype rules, measured against MindSpore 2.10: ``sum`` and ``trace`` of integers
+give int64 (int32 with ``jax_enable_x64`` off), ``trace`` of bools a bool; ``mean`` and
+``average`` of integers keep the integer dtype (the mean truncated); ``std``/``var`` of integers
+are float32, their deviations taken from that integer mean; the ``nan*`` statistics of integers
+are float32; ``cumsum`` of bool and 8/16-bit integers is int32; ``count_nonzero`` and ``argmin``
+give int32, ``argmax`` int64.
 
 >>> import cellkit as ms, cellkit.numpy as mnp
 >>> x = ms.Tensor([[1, 2], [3, 5]], ms.int32)
