@@ -290,3 +290,20 @@ def test_parameters_are_read_as_their_values():
     def step():
         return mnp.mean(mnp.abs(p))
     np.testing.assert_allclose(step(), 2.5)
+
+
+@pytest.mark.parametrize("call,kind,words", [
+    (lambda: mnp.zeros((2, -1)), ValueError, ["zeros", "no less than 0"]),
+    (lambda: mnp.ones((2,), "cheese"), TypeError, ["ones", "cheese"]),
+    (lambda: mnp.reshape(mnp.ones((2, 3)), (4, 4)), ValueError, ["reshape", "(4, 4)", "6"]),
+    (lambda: mnp.add(mnp.ones((2, 3)), mnp.ones(2)), ValueError, ["(2, 3)", "(2,)"]),
+    (lambda: mnp.matmul(mnp.ones((2, 3)), mnp.ones(2)), ValueError, ["matmul", "(2, 3)", "(2,)"]),
+    (lambda: mnp.mean(mnp.ones((2, 3)), axis=2), ValueError, ["mean", "axis 2"]),
+    (lambda: mnp.where(mnp.ones(2) > 0), TypeError, ["where", "argwhere"]),
+    (lambda: mnp.array("text"), TypeError, ["array", "str"]),
+])
+def test_errors_name_the_function_and_the_argument(call, kind, words):
+    with pytest.raises(kind) as info:
+        call()
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))

@@ -60,9 +60,9 @@ def _asfarray(a, dtype=dtypes.float32):
     return _data(a, "asfarray").astype(d)
 
 
-def _filled(value):
+def _filled(value, name):
     def impl(shape, dtype=dtypes.float32):
-        return jnp.full(check_shape(shape, "ones"), value, _dt(dtype, "dtype") or np.float32)
+        return jnp.full(check_shape(shape, name), value, _dt(dtype, name) or np.float32)
     return impl
 
 
@@ -74,11 +74,11 @@ def _full(shape, fill_value, dtype=None):
     return jnp.broadcast_to(value, check_shape(shape, "full")).astype(_dt(dtype, "full") or value.dtype)
 
 
-def _like(value):
+def _like(value, name):
     def impl(a, dtype=None, shape=None):
         x = to_tensor(a)
-        shape = x.shape if shape is None else check_shape(shape, "like")
-        return jnp.full(shape, value, _dt(dtype, "dtype") or x.dtype)
+        shape = x.shape if shape is None else check_shape(shape, name)
+        return jnp.full(shape, value, _dt(dtype, name) or x.dtype)
     return impl
 
 
@@ -287,11 +287,12 @@ def _copy(a):
 TABLE = {
     "array": ("obj, dtype=None, copy=True, ndmin=0", _array),
     "asarray": ("a, dtype=None", _asarray), "asfarray": ("a, dtype=float32", _asfarray),
-    "ones": ("shape, dtype=float32", _filled(1)), "zeros": ("shape, dtype=float32", _filled(0)),
-    "empty": ("shape, dtype=float32", _filled(0), "filled with zeros"),
+    "ones": ("shape, dtype=float32", _filled(1, "ones")), "zeros": ("shape, dtype=float32", _filled(0, "zeros")),
+    "empty": ("shape, dtype=float32", _filled(0, "empty"), "filled with zeros"),
     "full": ("shape, fill_value, dtype=None", _full),
-    "ones_like": ("a, dtype=None, shape=None", _like(1)), "zeros_like": ("a, dtype=None, shape=None", _like(0)),
-    "empty_like": ("prototype, dtype=None, shape=None", _like(0), "filled with zeros"),
+    "ones_like": ("a, dtype=None, shape=None", _like(1, "ones_like")),
+    "zeros_like": ("a, dtype=None, shape=None", _like(0, "zeros_like")),
+    "empty_like": ("prototype, dtype=None, shape=None", _like(0, "empty_like"), "filled with zeros"),
     "full_like": ("a, fill_value, dtype=None, shape=None", _full_like),
     "arange": ("start, stop=None, step=None, dtype=None", _arange),
     "linspace": ("start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0", _linspace),
