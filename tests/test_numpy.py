@@ -307,3 +307,29 @@ def test_errors_name_the_function_and_the_argument(call, kind, words):
         call()
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+GRAD_FUNCTIONS = {
+    "roll": lambda t: mnp.roll(t, (1, -1), (0, 1)),
+    "mean": lambda t: mnp.mean(t, axis=1),
+    "var": lambda t: mnp.var(t, axis=0, ddof=1),
+    "matmul": lambda t: mnp.matmul(t, mnp.transpose(t)),
+    "tensordot": lambda t: mnp.tensordot(t, t, axes=([1], [1])),
+    "cumprod": lambda t: mnp.cumprod(t, axis=1),
+    "clip": lambda t: mnp.clip(t, -0.5, 0.5),
+    "where": lambda t: mnp.where(t > 0, mnp.exp(t), mnp.square(t)),
+    "pad": lambda t: mnp.pad(t, 1, mode="reflect"),
+    "norm": lambda t: mnp.norm(t, axis=1),
+    "logaddexp": lambda t: mnp.logaddexp(t, mnp.flip(t)),
+    "arctan2": lambda t: mnp.arctan2(t, 1.5 + t * t),
+    "polyval": lambda t: mnp.polyval(t[0], t[1]),
+    "interp": lambda t: mnp.interp(t, mnp.array([-2.0, 0.0, 2.0]), mnp.array([1.0, -1.0, 3.0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_FUNCTIONS))
+def test_gradients_match_finite_differences(name):
+    x = jnp.asarray([[0.3, -0.7, 1.1], [-1.3, 0.45, 0.8]], jnp.float32)
+    f = GRAD_FUNCTIONS[name]
+    check_grads(lambda t: jnp.sum(f(t) * jnp.arange(1, f(t).size + 1, dtype=t.dtype).reshape(f(t).shape)),
+                (x,), order=1, modes=("rev",), eps=1e-3, atol=2e-2, rtol=2e-2)
