@@ -83,7 +83,7 @@ __all__ = list(dict.fromkeys(__all__))
 
 def __getattr__(name):
     # Subpackages with heavier imports load on first use (``import cellkit.dataset`` works too).
-    if name in ("dataset", "communication"):
+    if name in ("dataset", "communication", "numpy"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'cellkit' has no attribute {name!r}")

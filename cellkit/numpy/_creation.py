@@ -60,9 +60,9 @@ def _asfarray(a, dtype=dtypes.float32):
     return _data(a, "asfarray").astype(d)
 
 
-def _filled(value):
+def _filled(value, name):
     def impl(shape, dtype=dtypes.float32):
-        return jnp.full(check_shape(shape, "ones"), value, _dt(dtype, "dtype") or np.float32)
+        return jnp.full(check_shape(shape, name), value, _dt(dtype, name) or np.float32)
     return impl
 
 
@@ -74,11 +74,11 @@ def _full(shape, fill_value, dtype=None):
     return jnp.broadcast_to(value, check_shape(shape, "full")).astype(_dt(dtype, "full") or value.dtype)
 
 
-def _like(value):
+def _like(value, name):
     def impl(a, dtype=None, shape=None):
         x = to_tensor(a)
-        shape = x.shape if shape is None else check_shape(shape, "like")
-        return jnp.full(shape, value, _dt(dtype, "dtype") or x.dtype)
+        shape = x.shape if shape is None else check_shape(shape, name)
+        return jnp.full(shape, value, _dt(dtype, name) or x.dtype)
     return impl
 
 
@@ -135,13 +135,20 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
 def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     a, b = _endpoints(start, stop)
     out = jnp.power(jnp.asarray(base, a.dtype), jnp.linspace(a, b, _num(num, "logspace"), endpoint=endpoint, axis=axis))
-    return cast(out, _dt(dtype, "logspace"))
+    return _to_int_rounded(out, _dt(dtype, "logspace"))
 
 
 def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     a, b = _endpoints(start, stop)
     out = jnp.geomspace(a, b, _num(num, "geomspace"), endpoint=endpoint, axis=axis)
-    return cast(out, _dt(dtype, "geomspace"))
+    return _to_int_rounded(out, _dt(dtype, "geomspace"))
+
+
+def _to_int_rounded(out, dtype):
+    """Powers as an integer dtype: rounded first (float32 powers fall just short of 16, 32, ...)."""
+    if dtype is not None and jnp.issubdtype(dtype, jnp.integer):
+        out = jnp.round(out)
+    return cast(out, dtype)
 
 
 def _int_arg(v, where):
@@ -161,6 +168,12 @@ def _identity(n, dtype=dtypes.float32):
 
 def _tri(N, M=None, k=0, dtype=dtypes.float32):  # noqa: N803
     return jnp.tri(_int_arg(N, "tri"), None if M is None else _int_arg(M, "tri"), k, dtype=_dt(dtype, "tri"))
+
+
+def _square(m):
+    """A vector as the square matrix of its rows (NumPy's and MindSpore's ``tril``/``triu`` of 1-D)."""
+    x = to_tensor(m)
+    return jnp.broadcast_to(x, (x.shape[0], x.shape[0])) if x.ndim == 1 else x
 
 
 def _tuple32(arrays):
@@ -274,11 +287,12 @@ def _copy(a):
 TABLE = {
     "array": ("obj, dtype=None, copy=True, ndmin=0", _array),
     "asarray": ("a, dtype=None", _asarray), "asfarray": ("a, dtype=float32", _asfarray),
-    "ones": ("shape, dtype=float32", _filled(1)), "zeros": ("shape, dtype=float32", _filled(0)),
-    "empty": ("shape, dtype=float32", _filled(0), "filled with zeros"),
+    "ones": ("shape, dtype=float32", _filled(1, "ones")), "zeros": ("shape, dtype=float32", _filled(0, "zeros")),
+    "empty": ("shape, dtype=float32", _filled(0, "empty"), "filled with zeros"),
     "full": ("shape, fill_value, dtype=None", _full),
-    "ones_like": ("a, dtype=None, shape=None", _like(1)), "zeros_like": ("a, dtype=None, shape=None", _like(0)),
-    "empty_like": ("prototype, dtype=None, shape=None", _like(0), "filled with zeros"),
+    "ones_like": ("a, dtype=None, shape=None", _like(1, "ones_like")),
+    "zeros_like": ("a, dtype=None, shape=None", _like(0, "zeros_like")),
+    "empty_like": ("prototype, dtype=None, shape=None", _like(0, "empty_like"), "filled with zeros"),
     "full_like": ("a, fill_value, dtype=None, shape=None", _full_like),
     "arange": ("start, stop=None, step=None, dtype=None", _arange),
     "linspace": ("start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0", _linspace),
@@ -286,8 +300,8 @@ TABLE = {
     "geomspace": ("start, stop, num=50, endpoint=True, dtype=None, axis=0", _geomspace),
     "eye": ("N, M=None, k=0, dtype=float32", _eye), "identity": ("n, dtype=float32", _identity),
     "tri": ("N, M=None, k=0, dtype=float32", _tri),
-    "tril": ("m, k=0", lambda m, k: jnp.tril(to_tensor(m), k)),
-    "triu": ("m, k=0", lambda m, k: jnp.triu(to_tensor(m), k)),
+    "tril": ("m, k=0", lambda m, k: jnp.tril(_square(m), k)),
+    "triu": ("m, k=0", lambda m, k: jnp.triu(_square(m), k)),
     "diag": ("v, k=0", lambda v, k: jnp.diag(to_tensor(v), k)),
     "diagflat": ("v, k=0", lambda v, k: jnp.diagflat(to_tensor(v), k)),
     "diagonal": ("a, offset=0, axis1=0, axis2=1", lambda a, o, a1, a2: jnp.diagonal(to_tensor(a), o, a1, a2)),

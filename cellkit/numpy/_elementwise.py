@@ -7,7 +7,9 @@ MindSpore 2.10:
 - ``same``: the input's dtype (``abs``, ``square``, ``exp2`` of an int is an int);
 - ``trig``: integers computed in ``rule_for_trigonometric``'s float (int8/uint8/bool in
   float16, wider ints in float32);
-- ``float``: integers and bools computed in float32 (``sqrt``, ``ceil``, ``sign``, ``exp``);
+- ``float``: integers and bools computed in float32 (``sqrt``, ``sign``, ``exp``); ``float32``:
+  everything but float16 computed in float32 (``ceil`` of float64 is float32), and for two inputs
+  everything (``float_power``);
 - ``arith``: two inputs promoted by MindSpore's ``promotion_rule``; ``div``: the same, then
   integers computed in float32 (``divide`` of int64 is float32, never float64); ``first``:
   the first input's dtype (``copysign``); ``weak``: a Python number takes the other input's
@@ -34,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtypes
-from .utils import cast, to_tensor
+from .utils import cast, out_dtype, to_tensor
 
 __all__ = ["UNARY", "BINARY", "unary", "binary"]
 
@@ -64,8 +66,10 @@ def unary(fn, rule):
             x = _trig(x)
         elif rule == "float":
             x = _float(x)
+        elif rule == "float32":
+            x = x if x.dtype == jnp.float16 else x.astype(jnp.float32)
         y = fn(x)
-        if rule == "same" and y.dtype != x.dtype:
+        if rule == "same" and y.dtype != x.dtype and x.dtype != jnp.bool_:
             y = y.astype(x.dtype)
         return cast(y, dtypes.check_dtype(dtype))
     return impl
@@ -76,10 +80,16 @@ def binary(fn, rule):
         weak1 = isinstance(x1, numbers.Number)
         weak2 = isinstance(x2, numbers.Number)
         a, b = to_tensor(x1), to_tensor(x2)
+        try:
+            jnp.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise ValueError(f"operands could not be broadcast together with shapes {a.shape} and {b.shape}") from None
         if rule == "weak" and (weak1 or weak2):
             a, b = (a.astype(b.dtype), b) if weak1 else (a, b.astype(a.dtype))
         elif rule == "trig2":
             a, b = _promote(_trig(a), _trig(b))
+        elif rule == "float32":
+            a, b = a.astype(jnp.float32), b.astype(jnp.float32)
         elif rule in ("arith", "div", "float", "first", "weak"):
             first = a.dtype
             a, b = _promote(a, b)
@@ -99,6 +109,8 @@ def _exp2(x):
 
 
 def _reciprocal(x):
+    if x.dtype == jnp.bool_:
+        x = x.astype(out_dtype("int64"))
     if jnp.issubdtype(x.dtype, jnp.integer):
         return jnp.where(jnp.abs(x) == 1, x, 0).astype(x.dtype)
     return 1 / x
@@ -134,9 +146,9 @@ UNARY = {
     "bitwise_not": (U, _invert, "same"), "invert": (U, _invert, "same"),
     "sqrt": (U, jnp.sqrt, "float"), "cbrt": (U, jnp.cbrt, "float"), "exp": (U, jnp.exp, "float"),
     "expm1": (U, jnp.expm1, "float"), "log": (U, jnp.log, "float"), "log2": (U, jnp.log2, "float"),
-    "log10": (U, jnp.log10, "float"), "log1p": (U, jnp.log1p, "float"), "ceil": (U, jnp.ceil, "float"),
+    "log10": (U, jnp.log10, "float"), "log1p": (U, jnp.log1p, "float"), "ceil": (U, jnp.ceil, "float32"),
     "floor": (U, jnp.floor, "float"), "trunc": (U, jnp.trunc, "float"), "rint": (U, jnp.rint, "float"),
-    "fix": (U, jnp.trunc, "float"),
+    "fix": ("x", jnp.trunc, "float"),
     "sign": (U, _sign, "float"),
     "sin": (U, jnp.sin, "trig"), "cos": (U, jnp.cos, "trig"), "tan": (U, jnp.tan, "trig"),
     "arcsin": (U, jnp.arcsin, "trig"), "arccos": ("input, dtype=None", jnp.arccos, "trig"),
@@ -153,7 +165,7 @@ BINARY = {
     "power": (B, jnp.power, "arith"), "floor_divide": (B, jnp.floor_divide, "arith"),
     "fmod": (B, _trunc_div, "arith"), "mod": (B, jnp.remainder, "arith"), "remainder": (B, jnp.remainder, "arith"),
     "heaviside": (B, _heaviside, "arith"), "divide": (B, jnp.true_divide, "div"),
-    "true_divide": (B, jnp.true_divide, "div"), "float_power": (B, jnp.power, "float"),
+    "true_divide": (B, jnp.true_divide, "div"), "float_power": (B, jnp.power, "float32"),
     "hypot": (B, jnp.hypot, "float"), "logaddexp": (B, jnp.logaddexp, "float"),
     "logaddexp2": (B, jnp.logaddexp2, "float"), "arctan2": (B, jnp.arctan2, "trig2"),
     "copysign": (B, jnp.copysign, "first"), "maximum": (B, jnp.maximum, "weak"), "minimum": (B, jnp.minimum, "weak"),

@@ -4,7 +4,7 @@ MindSpore's dtype rules, measured against MindSpore 2.10: integer products stay 
 (``dot``, ``matmul``, ``outer``, ``convolve``); ``clip`` and ``round`` keep the input's dtype;
 ``gradient``, ``trapz``, ``interp``, ``cov``/``corrcoef`` and ``polyval`` of integers are
 float32; ``bincount`` and ``histogram``'s counts are float32; index results (``searchsorted``,
-``digitize``, ``ravel_multi_index``) are int32.
+``digitize``) are int32, ``ravel_multi_index``'s float32.
 
 >>> import cellkit as ms, cellkit.numpy as mnp
 >>> mnp.bincount(ms.Tensor([0, 2, 2], ms.int32))
@@ -206,7 +206,9 @@ def _histogram(a, bins=10, range=None, weights=None, density=False):  # noqa: A0
     x = _f(a)
     w = None if weights is None else _f(weights)
     hist, edges = jnp.histogram(x, _bins(bins), range, w, density)
-    return hist.astype(jnp.float32), edges if not isinstance(bins, numbers.Integral) else edges.astype(x.dtype)
+    if not isinstance(bins, numbers.Integral):
+        return hist.astype(jnp.float32), _t(bins)
+    return hist.astype(jnp.float32), edges.astype(x.dtype)
 
 
 def _histogram2d(x, y, bins=10, range=None, weights=None, density=False):  # noqa: A002
@@ -223,7 +225,7 @@ def _histogramdd(sample, bins=10, range=None, weights=None, density=False):  # n
 
 def _ravel_multi_index(multi_index, dims, mode="clip", order="C"):
     idx = tuple(_t(i) for i in multi_index)
-    return jnp.ravel_multi_index(idx, tuple(dims), mode=mode, order=order).astype(jnp.int32)
+    return jnp.ravel_multi_index(idx, tuple(dims), mode=mode, order=order).astype(jnp.float32)  # as MindSpore
 
 
 def _matrix_power(a, n):

@@ -1,15 +1,18 @@
 """The reductions of ``mindspore.numpy`` (sums, means, extrema, spreads, cumulative sums, norms).
 
-MindSpore's dtype rules, measured against MindSpore 2.10: ``sum`` and ``trace`` of integers or
-bools give int64 (int32 with ``jax_enable_x64`` off); ``mean`` and ``average`` of integers
-keep the integer dtype (the mean truncated); ``std``/``var`` and the ``nan*`` statistics of
-integers are float32; ``cumsum`` of bool and 8/16-bit integers is int32; ``count_nonzero`` and
-``argmin`` give int32, ``argmax`` int64.
+MindSpore's dtype rules, measured against MindSpore 2.10: ``sum`` and ``trace`` of integers
+give int64 (int32 with ``jax_enable_x64`` off), ``trace`` of bools a bool; ``mean`` and
+``average`` of integers keep the integer dtype (the mean truncated); ``std``/``var`` of integers
+are float32, their deviations taken from that integer mean; the ``nan*`` statistics of integers
+are float32; ``cumsum`` of bool and 8/16-bit integers is int32; ``count_nonzero`` and ``argmin``
+give int32, ``argmax`` int64.
 
 >>> import cellkit as ms, cellkit.numpy as mnp
 >>> x = ms.Tensor([[1, 2], [3, 5]], ms.int32)
->>> mnp.mean(x), mnp.std(x, axis=0)
-(Array(2, dtype=int32), Array([1.5, 1.5], dtype=float32))
+>>> mnp.mean(x), mnp.mean(x, axis=0)
+(Array(2, dtype=int32), Array([2, 3], dtype=int32))
+>>> mnp.var(x, axis=0)   # deviations from the integer means [2, 3]
+Array([1. , 2.5], dtype=float32)
 >>> mnp.sum(x).dtype in ("int64", "int32"), mnp.count_nonzero(x - 1)
 (True, Array(3, dtype=int32))
 """
@@ -67,7 +70,15 @@ def _extremum(fn, name):
 def _spread(fn, name):
     def impl(x, axis=None, ddof=0, keepdims=False):
         x = to_tensor(x)
-        return fn(_f32(x), axis=_axes(x, axis, name), ddof=ddof, keepdims=keepdims)
+        axes = _axes(x, axis, name)
+        if not jnp.issubdtype(x.dtype, jnp.integer):
+            return fn(_f32(x), axis=axes, ddof=ddof, keepdims=keepdims)
+        # As MindSpore: the deviations of an integer input are from its integer (truncated) mean.
+        mean = _mean(x, axes, True).astype(jnp.float32)
+        n = x.size if axes is None else int(jnp.prod(jnp.asarray([x.shape[a] for a in
+                                                                  (axes if isinstance(axes, tuple) else (axes,))])))
+        var = jnp.sum(jnp.square(x - mean), axis=axes, keepdims=keepdims) / (n - ddof)
+        return var if fn is jnp.var else jnp.sqrt(var)
     return impl
 
 
@@ -144,8 +155,12 @@ def _cum(fn, name, nan=False):
 
 
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None):
-    x = _int_to(to_tensor(a), "int64")
-    return cast(jnp.trace(x, offset=offset, axis1=axis1, axis2=axis2), dtypes.check_dtype(dtype))
+    x = to_tensor(a)
+    if x.dtype == jnp.bool_:  # as MindSpore: whether any diagonal element is set
+        out = jnp.any(jnp.diagonal(x, offset, axis1, axis2), axis=-1)
+    else:
+        out = jnp.trace(_int_to(x, "int64"), offset=offset, axis1=axis1, axis2=axis2)
+    return cast(out, dtypes.check_dtype(dtype))
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - MindSpore's name

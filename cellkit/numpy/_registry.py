@@ -7,7 +7,8 @@ and ``install(table, namespace)`` defines them all.
 
 >>> from cellkit.numpy._registry import define
 >>> f = define("twice", "x, k=2", lambda x, k: x * k)
->>> import inspect; print(inspect.signature(f)), f(3)
+>>> import inspect
+>>> print(inspect.signature(f), f(3))
 (x, k=2) 6
 """
 

@@ -56,11 +56,8 @@ def _squeeze(a, axis=None):
     x = _t(a)
     if axis is not None:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-        axis = tuple(check_axis(ax, x.ndim, "squeeze") for ax in axes)
-        for ax in axis:
-            if x.shape[ax] != 1:
-                raise ValueError(f"squeeze: cannot select an axis to squeeze out which has size not equal to "
-                                 f"one (axis {ax} of shape {x.shape})")
+        # As MindSpore: an axis whose size is not 1 is left as it is.
+        axis = tuple(ax for ax in (check_axis(ax, x.ndim, "squeeze") for ax in axes) if x.shape[ax] == 1)
     return jnp.squeeze(x, axis)
 
 
@@ -155,7 +152,7 @@ def _promote(a, b):
 def _take(a, indices, axis=None, mode="clip"):
     if mode not in ("clip", "wrap", "raise"):
         raise ValueError(f"take: mode must be 'clip', 'wrap' or 'raise', got {mode!r}")
-    return jnp.take(_t(a), _t(indices), axis=axis, mode="clip" if mode == "raise" else mode)
+    return jnp.take(_t(a), _t(indices), axis=axis, mode=None if mode == "raise" else mode)
 
 
 def _choose(a, choices, mode="clip"):
@@ -193,11 +190,15 @@ def _piecewise(x, condlist, funclist, *args, **kw):
 
 
 def _unique(x, return_inverse=False):
-    x = _t(x)
+    """The distinct values in order of first appearance (MindSpore does not sort them)."""
+    x = _t(x).reshape(-1)
+    values, first, inverse = jnp.unique(x, return_index=True, return_inverse=True)
+    order = jnp.argsort(first)
+    out = values[order]
     if return_inverse:
-        values, inverse = jnp.unique(x, return_inverse=True)
-        return values, inverse.reshape(-1).astype(jnp.int32)
-    return jnp.unique(x)
+        rank = jnp.argsort(order)
+        return out, rank[inverse.reshape(-1)].astype(jnp.int32)
+    return out
 
 
 def _unravel(indices, shape, order="C"):
@@ -267,7 +268,8 @@ TABLE = {
     "rot90": ("a, k=1, axes=(0, 1)", lambda a, k, axes: jnp.rot90(_t(a), k, tuple(axes))),
     "take_along_axis": ("arr, indices, axis", lambda arr, i, axis: jnp.take_along_axis(_t(arr), _t(i), axis)),
     "take": ("a, indices, axis=None, mode='clip'", _take),
-    "repeat": ("a, repeats, axis=None", lambda a, r, axis: jnp.repeat(_t(a), r, axis)),
+    "repeat": ("a, repeats, axis=None", lambda a, r, axis: jnp.repeat(_t(a), _t(r) if isinstance(r, (list, tuple))
+                                                                          else r, axis)),
     "select": ("condlist, choicelist, default=0", _select),
     "choose": ("a, choices, mode='clip'", _choose),
     "array_str": ("a", _array_str),

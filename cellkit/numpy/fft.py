@@ -13,7 +13,11 @@ Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float32)
 
 from __future__ import absolute_import
 
+import jax as _jax
+import numpy as _np
+
 from .. import ops
+from .dtypes import check_dtype as _check_dtype
 from ._registry import install as _install
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
@@ -26,6 +30,13 @@ def _op(name):
     return impl
 
 
+def _freq(name):
+    def impl(n, d, dtype):
+        d_type = None if dtype is None else _jax.dtypes.canonicalize_dtype(_np.dtype(_check_dtype(dtype)))
+        return getattr(ops, name)(n, d, d_type)
+    return impl
+
+
 _ONE = "a, n=None, axis=-1, norm=None"
 _TWO = "a, s=None, axes=(-2, -1), norm=None"
 _N = "a, s=None, axes=None, norm=None"
@@ -34,7 +45,7 @@ _TABLE = {name: (_ONE, _op(name)) for name in ("fft", "ifft", "rfft", "irfft", "
 _TABLE.update({name: (_TWO, _op(name)) for name in ("fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2")})
 _TABLE.update({name: (_N, _op(name)) for name in ("fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn")})
 _TABLE.update({"fftshift": ("x, axes=None", _op("fftshift")), "ifftshift": ("x, axes=None", _op("ifftshift")),
-              "fftfreq": ("n, d=1.0, dtype=None", _op("fftfreq")),
-              "rfftfreq": ("n, d=1.0, dtype=None", _op("rfftfreq"))})
+              "fftfreq": ("n, d=1.0, dtype=None", _freq("fftfreq")),
+              "rfftfreq": ("n, d=1.0, dtype=None", _freq("rfftfreq"))})
 
 _install(_TABLE, globals(), doc="MindSpore's ``mindspore.numpy.fft.{name}({params})`` (``ops.{name}``){note}.")
