@@ -216,3 +216,10 @@ def test_float_inputs_unchanged():
     x = t(np.array([1., 2.], np.float32))
     np.testing.assert_allclose(ms.grad(lambda x: (x ** 3).sum())(x), [3., 12.])
     assert ms.grad(lambda x: (x ** 3).sum())(x).dtype == jnp.float32
+
+
+def test_vjp_of_a_python_int_input_is_zero_not_float0():
+    out, vjp_fn = ms.vjp(lambda x, n: x * n, t(np.array([1., 2.], np.float32)), 3)
+    gx, gn = vjp_fn(t(np.ones(2, np.float32)))
+    np.testing.assert_allclose(gx, [3., 3.])
+    assert np.asarray(gn).dtype != jax.dtypes.float0 and int(gn) == 0

@@ -30,7 +30,7 @@ from .capture import Transformed
 from .frame import _apply_writes, _run_in_frame, _to_values
 from .frame import _Rediscover
 from .grad_function import GradFunction, _positions, _weights_tuple
-from .int_inputs import cast_back, cast_like, is_int, out_dtypes, to_float, weak, zeros_of
+from .int_inputs import cast_back, cast_like, is_int, no_float0, out_dtypes, to_float, weak, zeros_of
 
 __all__ = ["vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "GradOperation", "pure", "forward"]
 
@@ -126,6 +126,7 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
         it = iter(gx)
         gx = tuple(zeros_of(x) if k in held else (cast_back(next(it), x.dtype) if k in ints else next(it))
                    for k, x in enumerate(xs))
+        gx = tuple(no_float0(list(gx), list(xs)))  # a Python int input: zeros, never float0
         if weights is None:
             return gx
         gw = [g if p.requires_grad else jnp.zeros_like(g) for p, g in zip(params, gw)]

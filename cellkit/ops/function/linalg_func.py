@@ -106,6 +106,61 @@ def tensor_dot(x1, x2, axes):
     return jnp.tensordot(_v(x1), _v(x2), axes=axes)
 
 
+def _batch_dot_axes(s1, s2, axes):
+    """MindSpore's ``batch_dot`` axes as a list of two non-negative ints (its checks and messages)."""
+    what = "For 'batch_dot', the"
+    if axes is None:
+        axes = [len(s1) - 1, len(s2) - 1 if len(s2) == 2 else len(s2) - 2]
+    if isinstance(axes, (list, tuple)):
+        if 0 in axes:
+            raise ValueError(f"{what} 'axes' cannot contain 0, but got axes: {axes}.")
+        if len(axes) != 2 or not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
+            raise ValueError(f"{what} 'axes' must be two ints, but got {axes}.")
+        axes = [axes[0] + len(s1) if axes[0] < 0 else axes[0], axes[1] + len(s2) if axes[1] < 0 else axes[1]]
+        if min(axes) < 0 or axes[0] > len(s1) or axes[1] > len(s2):
+            raise ValueError(f"{what} axes are out of range: {axes} for shapes {s1} and {s2}.")
+        return axes
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if axes == 0 or axes > len(s1) or axes > len(s2):
+            raise ValueError(f"{what} 'axes' must be non-zero and at most the ranks, but got {axes}.")
+        return [axes + len(s1), axes + len(s2)] if axes < 0 else [axes, axes]
+    raise ValueError(f"{what} type of 'axes' must be one of those: int, tuple(int), list(int), "
+                     f"but got {type(axes).__name__}.")
+
+
+@_public
+def batch_dot(x1, x2, axes=None):
+    """Per-sample dot product over a leading batch axis, MindSpore's (deprecated) ``ops.batch_dot``.
+
+    ``axes`` (an int, a pair, or None: the last axis of ``x1`` and the second-to-last of ``x2``,
+    the last for a 2-D ``x2``) names the contracted axis of each input; the result holds the
+    batch, then ``x1``'s free axes, then ``x2``'s. A 2-D input is a batch of vectors. float32 only.
+
+    >>> import cellkit as ms
+    >>> from cellkit import ops
+    >>> ops.batch_dot(ops.ones((2, 2, 3)), ops.ones((2, 3, 2)), (-1, -2))[0]
+    Array([[3., 3.],
+           [3., 3.]], dtype=float32)
+    """
+    a, b = jnp.asarray(_v(x1)), jnp.asarray(_v(x2))
+    for name, x in (("x1", a), ("x2", b)):
+        if x.dtype != jnp.float32:
+            raise TypeError(f"The '{name}' doesn't support '{x.dtype}' and expect to receive [mindspore.float32].")
+        if x.ndim < 2:
+            raise ValueError(f"For 'batch_dot', the rank of '{name}' must be at least 2, got shape {x.shape}.")
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"For 'batch_dot', the inputs 'x1', 'x2' should have the same batch sizes, but got "
+                         f"'x1_batch_size': {a.shape[0]} and 'x2_batch_size': {b.shape[0]}.")
+    axes = _batch_dot_axes(a.shape, b.shape, axes)
+    squeeze = None
+    if a.ndim == 2:
+        a, axes[0], squeeze = a[:, None], axes[0] + 1, 1
+    if b.ndim == 2:
+        b, squeeze = b[:, :, None], (squeeze if squeeze is not None else -1)
+    out = jax.vmap(lambda u, v: jnp.tensordot(u, v, axes=([axes[0] - 1], [axes[1] - 1])))(a, b)
+    return jnp.squeeze(out, squeeze) if squeeze is not None else out
+
+
 @_public
 def vecdot(x, y, *, axis=-1):
     """The dot product of vectors along ``axis`` (the first input conjugated)."""

@@ -158,7 +158,22 @@ def _rint(x):
 
 
 # Name: (op, constructor arguments with MindSpore's defaults[, check])
+def _bincount(array, size, weights):
+    """MindSpore's ``Bincount``: ``size`` bins of ``array``'s values, summing ``weights`` (an empty
+    ``weights`` counts ones); the result has the dtype of ``weights``."""
+    a, w = jnp.asarray(_v(array)), jnp.asarray(_v(weights))
+    n = int(np.asarray(_v(size)))
+    if n < 0:
+        raise ValueError(f"For 'Bincount', size must be non-negative, got {n}")
+    if w.size == 0:
+        w = jnp.ones(a.shape, w.dtype)
+    elif w.shape != a.shape:
+        raise ValueError(f"For 'Bincount', weights must have the shape of array {a.shape} or be empty, got {w.shape}")
+    return jnp.zeros((n,), w.dtype).at[a.reshape(-1)].add(w.reshape(-1), mode="drop")
+
+
 PRIMITIVES = {
+    "Bincount": (_bincount, {}),
     # arithmetic
     "Add": (F.add, {}),
     "TensorAdd": (F.add, {}),

@@ -12,10 +12,12 @@ arguments are accepted and recorded, and ``set_seed`` fixes the sequence.
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as np
 
 from ... import dtype as mstype
 from .. import function as F
+from ..function._utils import _v
 from ..function.array_func import canonical
 from ..function.random_func import _shape, _truncated_normal
 from ..primitive import install_primitives
@@ -76,6 +78,16 @@ def _truncated(shape, *, dtype, seed, seed2):
     return _truncated_normal(shape, dtype)
 
 
+def _randperm_padded(n, *, max_length, pad, dtype):
+    """MindSpore's ``Randperm``: a random permutation of ``0..n-1`` followed by ``pad`` up to ``max_length``."""
+    count = int(np.asarray(_v(n)).reshape(-1)[0])
+    if not 0 <= count <= max_length:
+        raise ValueError(f"For 'Randperm', n must be in [0, max_length={max_length}], but got {count}")
+    perm = F.randperm(count, dtype=dtype)
+    dtype = canonical(dtype)
+    return jnp.concatenate([perm.astype(dtype), jnp.full((max_length - count,), pad, dtype)])
+
+
 # Name: (op, constructor arguments with MindSpore's defaults[, check])
 PRIMITIVES = {
     "UniformReal": (_uniform_real, _SEEDS),
@@ -84,6 +96,7 @@ PRIMITIVES = {
     "RandomCategorical": (_categorical, {"dtype": mstype.int64}),
     "Multinomial": (_multinomial, {**_SEEDS, "dtype": mstype.int32}),
     "RandpermV2": (_randperm, {"seed": 0, "offset": 0, "dtype": mstype.int64}),
+    "Randperm": (_randperm_padded, {"max_length": 1, "pad": -1, "dtype": mstype.int32}),
     "RandomShuffle": (_shuffle, _SEEDS),
     "Gamma": (_gamma, _SEEDS),
     "Poisson": (_poisson, _SEEDS),
