@@ -1,6 +1,7 @@
 """Eager (PyNative) programs, first run included: wall time and XLA compilations, cellkit beside MindSpore.
 
     python -m benchmarks.eager [--programs a,b] [--cache cold,warm] [--mindspore-python CMD] [--smoke] [--out F]
+                               [--baseline OTHER_CHECKOUT]
 
 Each program of :mod:`benchmarks.eager_programs` runs in a fresh process, as a
 user's script does. Per run it reports the process's wall time (interpreter
@@ -97,8 +98,8 @@ def run_one(python: list, name: str, framework: str, smoke: bool, env: dict, cwd
     return result
 
 
-def run(programs, caches, ms_python, smoke) -> dict:
-    """Every program under every cache state (cellkit) and once on MindSpore."""
+def run(programs, caches, ms_python, smoke, baseline=None) -> dict:
+    """Every program under every cache state (cellkit), once on a baseline checkout of cellkit, once on MindSpore."""
     from .eager_programs import PROGRAMS
     results = {"smoke": smoke, "programs": {}}
     base = dict(os.environ)
@@ -108,6 +109,10 @@ def run(programs, caches, ms_python, smoke) -> dict:
         for name in programs or list(PROGRAMS):
             row = results["programs"][name] = {}
             cache_dir = pathlib.Path(tmp) / f"cache-{name}"
+            if baseline:
+                env = dict(base, PYTHONPATH=str(baseline), CELLKIT_COMPILATION_CACHE="0")
+                row["cellkit_baseline"] = run_one([sys.executable], name, "cellkit", smoke, env, baseline)
+                _print_run(name, "cellkit_baseline", row["cellkit_baseline"])
             for state in caches:
                 env = dict(base)
                 if state == "off":
@@ -188,6 +193,8 @@ def main(argv=None) -> dict | None:
     p.add_argument("--mindspore-python", default=None)
     p.add_argument("--no-mindspore", action="store_true")
     p.add_argument("--smoke", action="store_true")
+    p.add_argument("--baseline", default=None,
+                   help="another checkout of cellkit (its root folder, with this benchmarks/ copied in) to run beside")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     if args.child:
@@ -195,7 +202,8 @@ def main(argv=None) -> dict | None:
         return None
     ms_python = None if args.no_mindspore else mindspore_command(args.mindspore_python)
     caches = [c for c in args.cache.split(",") if c]
-    results = run(args.programs.split(",") if args.programs else None, caches, ms_python, args.smoke)
+    results = run(args.programs.split(",") if args.programs else None, caches, ms_python, args.smoke,
+                  args.baseline)
     print()
     print(markdown_table(results))
     if args.out:

@@ -9,8 +9,11 @@ static arguments and shapes), and its ``value_and_grad`` backward as one more.
 
 What stays exactly as it was:
 
-* Calls inside any trace (``cellkit.jit``, ``grad``, ``jax.jit``, ``vmap``: a
-  tracer among the arguments, or a cellkit frame active) call the op directly.
+* Calls inside a staging or batching trace (``cellkit.jit``, ``jax.jit``,
+  ``vmap``: such a tracer among the arguments, or a staged cellkit frame
+  active) call the op directly. Inside an eager ``grad``/``value_and_grad``
+  the forward-mode tracers are taken as inputs: the op is differentiated as
+  one executable.
 * Arrays (and Parameters, by value) are the executable's inputs; every other
   argument (numbers, shapes, axes, dtypes, strings) is static, compared by
   type and value. A NumPy array, an unhashable argument, or any other object
@@ -61,6 +64,13 @@ _ArrayImpl = type(jax.numpy.zeros(()))
 _STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, np.dtype, type,
                  np.generic)
 _stats = {"compiled": 0, "op_by_op": 0}
+# The tracers of an eager grad/value_and_grad (forward-mode and linearize): a jitted op on them is
+# differentiated as one executable forward and one backward. Staging tracers (jit) are never taken.
+try:
+    from jax._src.interpreters.ad import JVPTracer, LinearizeTracer
+    _DIFF_TRACERS = frozenset({JVPTracer, LinearizeTracer})
+except ImportError:   # another jax: only concrete arrays
+    _DIFF_TRACERS = frozenset()
 
 
 def enabled() -> bool:
@@ -119,14 +129,14 @@ def _classify(leaves):
     """(dynamic values, static key) for a call's leaves, or None when the call must run op by op."""
     dynamic, static = [], []
     for leaf in leaves:
-        if isinstance(leaf, (_Tracer, np.ndarray)):
-            return None
-        if isinstance(leaf, _ArrayImpl):
+        if isinstance(leaf, _ArrayImpl) or type(leaf) in _DIFF_TRACERS:
             dynamic.append(leaf)
             static.append(None)
+        elif isinstance(leaf, (_Tracer, np.ndarray)):
+            return None
         elif isinstance(leaf, Parameter):
-            value = leaf._value
-            if value is None or isinstance(value, _Tracer):
+            value = leaf._value if local.frame is None else leaf.value   # an eager grad's frame: its tracer
+            if value is None or isinstance(value, _Tracer) and type(value) not in _DIFF_TRACERS:
                 return None
             dynamic.append(value)
             static.append(None)
@@ -168,7 +178,8 @@ def eager_jit(fn):
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        if state["off"] or not _enabled[0] or local.frame is not None:
+        frame = local.frame
+        if state["off"] or not _enabled[0] or frame is not None and getattr(frame, "staged", True):
             return fn(*args, **kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         split = _classify(leaves)

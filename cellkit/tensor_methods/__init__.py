@@ -97,8 +97,7 @@ def install() -> None:
     for cls in array_classes():
         for name, fn in METHODS.items():
             if name not in dir(cls):
-                # On the tracer class a call is never eager: no wrapper there.
-                plain = name in _OP_BY_OP or cls is jax.core.Tracer
+                plain = name in _OP_BY_OP
                 setattr(cls, name, _named(name, fn) if plain else eager_jit(_named(name, fn)))
         for name, fget in PROPERTIES.items():
             if name not in dir(cls):
