@@ -14,10 +14,10 @@ What stays exactly as it was:
   active) call the op directly. Inside an eager ``grad``/``value_and_grad``
   the forward-mode tracers are taken as inputs: the op is differentiated as
   one executable.
-* Arrays (and Parameters, by value) are the executable's inputs; every other
-  argument (numbers, shapes, axes, dtypes, strings) is static, compared by
-  type and value. A NumPy array, an unhashable argument, or any other object
-  sends the call down the op-by-op path.
+* Arrays are the executable's inputs; every other argument (numbers, shapes,
+  axes, dtypes, strings) is static, compared by type and value. A Parameter
+  (an op may write into it), a NumPy array, an unhashable argument, or any
+  other object sends the call down the op-by-op path.
 * An op whose tracing reads or writes a Parameter (the random key stream,
   ``ops.assign``), warns, needs concrete values (``int(x)``, ``x.asnumpy()``,
   data-dependent shapes) or fails in any way runs op by op, for that
@@ -135,11 +135,9 @@ def _classify(leaves):
         elif isinstance(leaf, (_Tracer, np.ndarray)):
             return None
         elif isinstance(leaf, Parameter):
-            value = leaf._value if local.frame is None else leaf.value   # an eager grad's frame: its tracer
-            if value is None or isinstance(value, _Tracer) and type(value) not in _DIFF_TRACERS:
-                return None
-            dynamic.append(value)
-            static.append(None)
+            # An op may write into a Parameter argument (ops.embedding's max_norm, the in-place ops) or
+            # read it through a frame: it keeps getting the Parameter itself, op by op.
+            return None
         elif isinstance(leaf, _STATIC_TYPES) and not isinstance(leaf, np.ndarray):
             if isinstance(leaf, float) and leaf != leaf:   # NaN never equals itself: no cache key
                 return None

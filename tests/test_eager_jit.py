@@ -65,6 +65,14 @@ def test_registered_ops_and_tensor_methods_are_wrapped_and_stateful_families_are
     assert not getattr(type(x).asnumpy, "_cellkit_eager_wrapped", False)
 
 
+def test_a_parameter_argument_reaches_the_op_itself():
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    p = ms.Parameter(ms.Tensor(table), name="table_eager")
+    out = ops.embedding(ms.Tensor([0, 2], ms.int32), p, max_norm=1.0)   # renormalises the used rows in place
+    assert np.all(np.linalg.norm(np.asarray(p.value)[[0, 2]], axis=1) <= 1.0 + 1e-5)
+    np.testing.assert_allclose(out, np.asarray(p.value)[[0, 2]], rtol=1e-6)
+
+
 def test_an_op_reading_a_parameter_or_the_key_stream_runs_op_by_op():
     w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w_eager")
 
