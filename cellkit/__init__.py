@@ -9,6 +9,9 @@ with Parameters read as inputs and written back.
 Parameter (name=w, shape=(2,), dtype=Float32, requires_grad=True)
 """
 
+from . import compilation_cache
+compilation_cache.configure()   # JAX's persistent compilation cache, on unless CELLKIT_COMPILATION_CACHE=0
+from .compilation_cache import clear_compilation_cache
 from . import dtype
 from .dtype import (Type, bfloat16, bool_, byte, cdouble, cfloat, complex64, complex128, double,
                     dtype_to_nptype, dtype_to_pytype, float8_e4m3fn, float8_e5m2, float16, float32,
@@ -74,7 +77,7 @@ __all__ = [
     "current_stream", "default_stream", "communication_stream", "set_cur_stream", "empty_cache",
     "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
     "memory_summary", "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_max_memory_reserved",
-    "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "jit_class", "lazy_inline",
+    "compilation_cache", "clear_compilation_cache", "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "jit_class", "lazy_inline",
     "no_inline", "set_recursion_limit", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters",
     *_TRAIN, *_unsupported.UNSUPPORTED,
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import jax
 
+from . import compilation_cache
 from .parallel_context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,
                                set_auto_parallel_context)
 
@@ -41,6 +42,11 @@ def set_context(**kwargs) -> None:
     ``jit_donate=False`` stops ``cellkit.jit`` functions from donating the
     buffers of the Parameters they overwrite (on by default; see
     ``cellkit.engine.donation``); a function's own ``jit(fn, donate=...)`` wins.
+    ``enable_compile_cache=False`` turns JAX's persistent compilation cache
+    off for the rest of the process (``True`` turns it back on) and
+    ``compile_cache_path=...`` moves it to another folder; see
+    ``cellkit.compilation_cache`` (on by default; ``CELLKIT_COMPILATION_CACHE=0``
+    before ``import cellkit`` keeps it off).
     Settings cellkit has no use for (``device_target``, ``save_graphs``, ...) are
     recorded and returned by ``get_context``; JAX picks the device itself.
     """
@@ -59,13 +65,22 @@ def set_context(**kwargs) -> None:
         if not isinstance(kwargs["jit_donate"], (bool, int)):
             raise TypeError(f"set_context: jit_donate must be True or False, got {kwargs['jit_donate']!r}")
         donate[0] = bool(kwargs["jit_donate"])
+    if "compile_cache_path" in kwargs:
+        compilation_cache.set_cache_path(kwargs["compile_cache_path"])
+    if "enable_compile_cache" in kwargs:
+        compilation_cache.set_enabled(kwargs["enable_compile_cache"])
     _settings.update(kwargs)
 
 
 def get_context(key: str):
     """The value of one setting."""
+    if key == "enable_compile_cache":
+        return compilation_cache.cache_dir() is not None
+    if key == "compile_cache_path":
+        return compilation_cache.cache_dir()
     if key not in _settings:
         from .suggest import did_you_mean
-        raise ValueError(f"get_context: unknown key {key!r}{did_you_mean(key, _settings) or ';'} "
-                         f"known: {', '.join(sorted(_settings))}")
+        known = [*_settings, "enable_compile_cache", "compile_cache_path"]
+        raise ValueError(f"get_context: unknown key {key!r}{did_you_mean(key, known) or ';'} "
+                         f"known: {', '.join(sorted(known))}")
     return _settings[key]

@@ -22,6 +22,7 @@ Array(6., dtype=float32)
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -102,6 +103,13 @@ class Initializer:
     def __call__(self, shape, dtype=mstype.float32):
         shape = _as_shape(shape)
         key = ckrandom.next_key() if self.random else None
+        if type(self) in (Zero, One) and _eager():   # made on the host and copied over: no compilation
+            return jnp.asarray(np.full(shape, 0 if type(self) is Zero else 1, np.dtype(dtype)))
+        if self.random and type(self).__module__ == __name__ and not isinstance(key, jax.core.Tracer):
+            try:   # cellkit's own random initializers: one compiled executable per (initializer, shape)
+                return _generate(self, key, shape, np.dtype(dtype))
+            except Exception:   # noqa: BLE001 - unhashable settings, a draw jit cannot trace: eagerly
+                pass
         return self.generate(key, shape, np.dtype(dtype))
 
     def __repr__(self):
@@ -113,6 +121,20 @@ class Initializer:
 
     def __hash__(self):
         return hash((type(self), tuple(sorted((k, repr(v)) for k, v in self._kwargs.items()))))
+
+
+def _eager() -> bool:
+    """Whether no JAX trace is active (an initializer's array may then be made on the host)."""
+    try:
+        from jax._src.core import trace_state_clean
+    except ImportError:
+        return False
+    return trace_state_clean()
+
+
+@functools.partial(jax.jit, static_argnums=(0, 2, 3))
+def _generate(init, key, shape, dtype):
+    return init.generate(key, shape, dtype)
 
 
 def _real(key, shape, dtype, draw):

@@ -166,6 +166,10 @@ def to_array(data, dtype=None, what="Tensor") -> jax.Array:
     if isinstance(data, jax.Array):
         return data if dtype is None or data.dtype == dtype else data.astype(dtype)
     check_data(data, what)
+    if type(data) is np.ndarray and data.dtype.kind in "biufc" and (dtype is None or dtype == data.dtype) \
+            and jax.dtypes.canonicalize_dtype(data.dtype) == data.dtype:
+        # No conversion to make: a host copy put on the device, without compiling a copy per shape.
+        return jax.device_put(np.array(data, copy=True))
     return jnp.array(data, dtype=dtype, copy=True)
 
 

@@ -89,6 +89,8 @@ def load_usage(path=USAGE):
 
 
 def _implementation(fn, renames) -> str:
+    if getattr(fn, "_cellkit_eager_wrapped", False):   # cellkit.eager_jit's wrapper: describe the op itself
+        fn = fn.__wrapped__
     if fn.__name__ in renames and renames[fn.__name__][0] is getattr(fn, "__wrapped__", None):
         jax_fn = renames[fn.__name__][0]
         return f"`{jax_fn.__module__}.{jax_fn.__name__}`"

@@ -17,6 +17,7 @@ import numpy as np
 from ..cell import Cell
 from ..parameter import Parameter, local
 from ..rewrite import rewrite_function
+from .backward import run_backward
 from .capture import Transformed
 from .frame import _apply_writes, _Rediscover, _run_in_frame, _to_values
 from .int_inputs import cast_back, cast_like, is_int, is_scalar, no_float0, out_dtypes, to_float, weak, zeros_of
@@ -162,7 +163,8 @@ class GradFunction(Transformed):
             return main, (out, [v for _, v in writes])
 
         main, vjp_fn, (out, write_vals) = jax.vjp(f, wvals, xs, has_aux=True)
-        gw, gx = vjp_fn(jax.tree_util.tree_map(_ones_like, main) if sens is None else _sens_like(main, sens))
+        ct = jax.tree_util.tree_map(_ones_like, main) if sens is None else _sens_like(main, sens)
+        gw, gx = vjp_fn(ct) if parent is not None else run_backward(vjp_fn, ct)
         _apply_writes(parent, list(zip(written, write_vals)))
         gw = [g if p.requires_grad else jnp.zeros_like(g) for p, g in zip(weights, gw)]
         return out, no_float0(list(gx), list(xs)), gw

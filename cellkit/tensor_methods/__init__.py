@@ -32,6 +32,7 @@ import types
 
 import jax
 
+from ..eager_jit import eager_jit
 from . import assignment, conversion, delegated, indexing, inplace, math, random, reduction, shape
 
 __all__ = ["install", "METHODS", "PROPERTIES", "ADAPTERS", "UNSUPPORTED", "INPLACE", "FAMILIES",
@@ -52,6 +53,10 @@ def _merge(attr):
 
 
 METHODS = _merge("METHODS")
+# The methods of families that set ``EAGER_JIT = False`` run op by op; the others run an eager call as
+# one compiled executable (``cellkit.eager_jit``; a method opts out with ``op_by_op``).
+_OP_BY_OP = {name for module in FAMILIES.values() if not getattr(module, "EAGER_JIT", True)
+             for name in module.METHODS}
 PROPERTIES = _merge("PROPERTIES")
 ADAPTERS = _merge("ADAPTERS")
 UNSUPPORTED = dict(conversion.UNSUPPORTED, **delegated.UNSUPPORTED)
@@ -94,7 +99,8 @@ def install() -> None:
     for cls in array_classes():
         for name, fn in METHODS.items():
             if name not in dir(cls):
-                setattr(cls, name, _named(name, fn))
+                plain = name in _OP_BY_OP
+                setattr(cls, name, _named(name, fn) if plain else eager_jit(_named(name, fn)))
         for name, fget in PROPERTIES.items():
             if name not in dir(cls):
                 setattr(cls, name, property(fget))

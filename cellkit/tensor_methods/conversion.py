@@ -18,6 +18,8 @@ import numpy as np
 from .. import dtype as mstype
 from ._common import canon
 
+# Host-side or stateful methods: eager calls run op by op (see cellkit.eager_jit).
+EAGER_JIT = False
 __all__ = ["METHODS", "PROPERTIES", "ADAPTERS", "UNSUPPORTED"]
 
 

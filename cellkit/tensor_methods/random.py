@@ -15,6 +15,8 @@ import jax.numpy as jnp
 from ..random import next_key
 from ._common import arr
 
+# Host-side or stateful methods: eager calls run op by op (see cellkit.eager_jit).
+EAGER_JIT = False
 __all__ = ["METHODS", "PROPERTIES", "ADAPTERS", "uniform", "normal"]
 
 

@@ -316,7 +316,7 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
         """
         tx, labels = self._build_tx()
         values = tuple(p.value for p in self.parameters)
-        state = tx.init(values)
+        state = _init_state(tx, values)
         flat, treedef = jax.tree_util.tree_flatten_with_path(state)
         specs, slots, extras = [], {}, []
         for path, leaf in flat:
@@ -466,3 +466,13 @@ def _optax_step(tx, treedef, grads, params, leaves):
     new_leaves = [jnp.asarray(v).astype(jnp.asarray(old).dtype)
                   for v, old in zip(treedef.flatten_up_to(new_state), leaves)]
     return new_params, new_leaves
+
+
+def _init_state(tx, values):
+    """``tx.init(values)``; eagerly as one compiled executable (not one per state leaf and shape)."""
+    if any(isinstance(v, jax.core.Tracer) for v in values):
+        return tx.init(values)
+    try:
+        return jax.jit(tx.init)(values)
+    except Exception:   # noqa: BLE001 - a state jit cannot build (host values, Python objects): as before
+        return tx.init(values)

@@ -23,12 +23,17 @@ Array([[1., 0.],
 import importlib as _importlib
 import pkgutil as _pkgutil
 
-# Every ``*_func`` module of this package is a family: its ``__all__`` is exported here.
+from ...eager_jit import install as _install_eager_jit
+
+# Every ``*_func`` module of this package is a family: its ``__all__`` is exported here. Each op of
+# a family runs an eager call as one compiled executable (``cellkit.eager_jit``) unless the family
+# sets ``EAGER_JIT = False`` or the op is marked ``op_by_op``.
 FAMILIES = {}
 for _info in sorted(_pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _info.name.endswith("_func"):
         _module = _importlib.import_module(f"{__name__}.{_info.name}")
         FAMILIES[_info.name[:-len("_func")]] = _module
+        _install_eager_jit(_module, _module.__all__)
         globals().update({_name: getattr(_module, _name) for _name in _module.__all__})
 
 # Every rename of every family: name -> (JAX function, MindSpore signature).

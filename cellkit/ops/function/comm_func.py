@@ -38,6 +38,8 @@ from ... import communication as _comm
 from ...parameter import Parameter
 from ._utils import _v, exporter
 
+# Stateful, host-side or transform ops: eager calls run op by op (see cellkit.eager_jit).
+EAGER_JIT = False
 __all__ = []
 _public = exporter(__all__)
 

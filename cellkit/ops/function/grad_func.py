@@ -10,6 +10,8 @@ from ...engine import (ForiLoop, GradOperation, HookBackward, InsertGradientOf, 
                        value_and_grad, vjp, vmap, jet, derivative, linearize)
 from ._utils import _v, exporter
 
+# Stateful, host-side or transform ops: eager calls run op by op (see cellkit.eager_jit).
+EAGER_JIT = False
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "hvp", "vmap",
            "GradOperation", "HookBackward", "InsertGradientOf", "ForiLoop", "WhileLoop", "Scan",
            "jet", "derivative", "linearize"]

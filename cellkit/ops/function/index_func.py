@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...tensor import default_int_dtype
+from ...eager_jit import needs_values
 from ._utils import _v, exporter
 
 _S = builtins.slice  # the op ``slice`` below shadows the builtin
@@ -192,6 +193,7 @@ def nd_update(kind, x, indices, updates, what):
 def _unique_rows(idx):
     """Whether the coordinate rows of ``idx`` are known (concrete) and distinct."""
     if isinstance(idx, jax.core.Tracer):
+        needs_values()   # an eager call compiled whole would lose the distinct-rows fast path
         return False
     rows = np.asarray(idx).reshape(-1, idx.shape[-1])
     return len(np.unique(rows, axis=0)) == len(rows)

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .activation_func import float_arg, number_arg, tensor_arg
+from ...eager_jit import needs_values
 from ._utils import exporter
 
 __all__ = []
@@ -198,6 +199,7 @@ def _class_axis(x) -> int:
 def _labels_in_range(op, labels, n_classes, ignore_index=None) -> None:
     """Eagerly (concrete labels only), refuse class indices outside ``[0, n_classes)``."""
     if isinstance(labels, jax.core.Tracer):
+        needs_values()   # an eager call compiled whole must check its labels: run it op by op
         return
     values = np.asarray(labels)
     if ignore_index is not None:

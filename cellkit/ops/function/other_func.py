@@ -26,6 +26,8 @@ from ..op_info_register import CustomRegOp, DataType
 from ..primitive import Primitive
 from ._utils import _v, exporter
 
+# Stateful, host-side or transform ops: eager calls run op by op (see cellkit.eager_jit).
+EAGER_JIT = False
 __all__ = ["CustomRegOp", "DataType"]  # re-exported: ops.CustomRegOp, as in MindSpore
 _public = exporter(__all__)
 

@@ -23,6 +23,8 @@ from ...parameter import Parameter
 from ._utils import _v, exporter
 from .index_func import _ND_UPDATES, nd_update
 
+# Stateful, host-side or transform ops: eager calls run op by op (see cellkit.eager_jit).
+EAGER_JIT = False
 __all__ = []
 _public = exporter(__all__)
 

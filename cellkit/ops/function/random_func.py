@@ -24,6 +24,8 @@ from ...tensor import default_int_dtype
 from ._utils import _v
 from .array_func import canonical
 
+# Stateful, host-side or transform ops: eager calls run op by op (see cellkit.eager_jit).
+EAGER_JIT = False
 __all__ = ["dropout", "dropout2d", "dropout3d", "bernoulli_mask", "rand", "rand_like", "randn",
            "randn_like", "uniform", "standard_normal", "normal", "randint", "randint_like", "shuffle",
            "randperm", "multinomial", "bernoulli", "random_categorical", "laplace", "standard_laplace",

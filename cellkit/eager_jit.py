@@ -1,0 +1,277 @@
+"""One XLA executable per eager op call, not one per ``jax.numpy`` primitive inside it.
+
+An eager (PyNative) call of a cellkit op runs its ``jax.numpy``/``lax`` code
+primitive by primitive, and XLA compiles each primitive once per new shape:
+an op of five primitives costs five compilations on a first run, and its
+backward pass as many again. :func:`eager_jit` wraps an op so that an eager
+call runs it as one ``jax.jit`` executable (cached per op, argument structure,
+static arguments and shapes), and its ``value_and_grad`` backward as one more.
+
+What stays exactly as it was:
+
+* Calls inside a staging or batching trace (``cellkit.jit``, ``jax.jit``,
+  ``vmap``: such a tracer among the arguments, or a staged cellkit frame
+  active) call the op directly. Inside an eager ``grad``/``value_and_grad``
+  the forward-mode tracers are taken as inputs: the op is differentiated as
+  one executable.
+* Arrays are the executable's inputs; every other argument (numbers, shapes,
+  axes, dtypes, strings) is static, compared by type and value. A Parameter
+  (an op may write into it), a NumPy array, an unhashable argument, or any
+  other object sends the call down the op-by-op path.
+* An op whose tracing reads or writes a Parameter (the random key stream,
+  ``ops.assign``), warns, needs concrete values (``int(x)``, ``x.asnumpy()``,
+  data-dependent shapes) or fails in any way runs op by op, for that
+  signature, from then on; the first such call is run op by op too, so its
+  result, error or warning is the one the op gives eagerly.
+* An op that sees more than :data:`MAX_STATIC` distinct Python floats in the
+  same position (a learning rate that changes every step, say) goes back to op
+  by op for good, so it never compiles once per value.
+
+``CELLKIT_EAGER_JIT=0`` (read at import) or ``set_enabled(False)`` turns the
+mechanism off. Registries apply it where ops are registered
+(``cellkit.ops.function`` families, the Tensor-method families); an op opts
+out with :func:`op_by_op`, a family module with ``EAGER_JIT = False``.
+
+>>> import jax.numpy as jnp
+>>> from cellkit.eager_jit import eager_jit
+>>> @eager_jit
+... def scaled_softplus(x, beta=1.0):
+...     return jnp.log1p(jnp.exp(beta * x)) / beta
+>>> scaled_softplus(jnp.zeros(2, jnp.float32), beta=2.0).shape   # log1p, exp, mul, div: one executable
+(2,)
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import types
+import warnings
+
+import jax
+import numpy as np
+
+from .parameter import Parameter, local
+
+__all__ = ["eager_jit", "op_by_op", "needs_values", "install", "wraps_op", "set_enabled", "enabled", "MAX_STATIC",
+           "MAX_ENTRIES", "stats"]
+
+MAX_STATIC = 8
+MAX_ENTRIES = 1024
+_enabled = [os.environ.get("CELLKIT_EAGER_JIT", "1").strip().lower() not in ("0", "off", "false", "no")]
+_Tracer = jax.core.Tracer
+_ArrayImpl = type(jax.numpy.zeros(()))
+_STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, np.dtype, type,
+                 np.generic)
+_stats = {"compiled": 0, "op_by_op": 0}
+# The tracers of an eager grad/value_and_grad (forward-mode and linearize): a jitted op on them is
+# differentiated as one executable forward and one backward. Staging tracers (jit) are never taken.
+try:
+    from jax._src.interpreters.ad import JVPTracer, LinearizeTracer
+    _DIFF_TRACERS = frozenset({JVPTracer, LinearizeTracer})
+except ImportError:   # another jax: only concrete arrays
+    _DIFF_TRACERS = frozenset()
+
+
+def enabled() -> bool:
+    """Whether eager op calls are compiled as one executable each."""
+    return _enabled[0]
+
+
+def set_enabled(on: bool) -> None:
+    """Turn the mechanism on or off for this process."""
+    _enabled[0] = bool(on)
+
+
+def stats() -> dict:
+    """How many (op, signature) pairs were compiled whole, and how many fell back to op by op."""
+    return dict(_stats)
+
+
+def op_by_op(fn):
+    """Mark ``fn`` as an op that always runs primitive by primitive (registries then leave it alone)."""
+    fn._cellkit_eager_jit = False
+    return fn
+
+
+class _Stateful(Exception):
+    """Raised inside an op's trace that touches a Parameter: the op is stateful."""
+
+
+class _NeedsValues(Exception):
+    """Raised inside an op's trace that needs concrete values."""
+
+
+_tracing = [False]
+
+
+class _GuardFrame:
+    """Stands in as the engine frame while an op is traced: any Parameter access means 'stateful'."""
+    staged = True
+
+    def read(self, param):
+        raise _Stateful
+
+    def write(self, param, value):
+        raise _Stateful
+
+    def adopt(self, param):
+        raise _Stateful
+
+    def owns(self, param):
+        return False
+
+
+_GUARD = _GuardFrame()
+
+
+def _classify(leaves):
+    """(dynamic values, static key) for a call's leaves, or None when the call must run op by op."""
+    dynamic, static = [], []
+    for leaf in leaves:
+        if isinstance(leaf, _ArrayImpl) or type(leaf) in _DIFF_TRACERS:
+            dynamic.append(leaf)
+            static.append(None)
+        elif isinstance(leaf, (_Tracer, np.ndarray)):
+            return None
+        elif isinstance(leaf, Parameter):
+            # An op may write into a Parameter argument (ops.embedding's max_norm, the in-place ops) or
+            # read it through a frame: it keeps getting the Parameter itself, op by op.
+            return None
+        elif isinstance(leaf, _STATIC_TYPES) and not isinstance(leaf, np.ndarray):
+            if isinstance(leaf, float) and leaf != leaf:   # NaN never equals itself: no cache key
+                return None
+            try:
+                hash(leaf)
+            except TypeError:
+                return None
+            static.append((type(leaf), leaf))
+        elif hasattr(leaf, "dtype") and hasattr(leaf, "shape") and not isinstance(leaf, np.ndarray):
+            try:
+                static.append((type(leaf), hash(leaf), leaf))   # dtypes of ml_dtypes, cellkit Types
+            except TypeError:
+                return None
+        else:
+            try:
+                hash(leaf)
+            except TypeError:
+                return None
+            if isinstance(leaf, (_Tracer, np.ndarray)) or callable(leaf) and not isinstance(leaf, type):
+                return None
+            static.append((type(leaf), leaf))
+    return dynamic, tuple(static)
+
+
+def _is_leaf(x):
+    return isinstance(x, Parameter)
+
+
+def eager_jit(fn):
+    """``fn`` whose eager calls run as one compiled executable; see the module's text."""
+    if getattr(fn, "_cellkit_eager_jit", None) is False or getattr(fn, "_cellkit_eager_wrapped", False):
+        return fn
+    entries = {}          # (treedef, static key) -> jitted function, or None: op by op
+    values = {}           # (treedef, static key without floats) -> how many float values seen
+    state = {"off": False}
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        frame = local.frame
+        if state["off"] or not _enabled[0] or frame is not None and getattr(frame, "staged", True):
+            return fn(*args, **kwargs)
+        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+        split = _classify(leaves)
+        if split is None:
+            return fn(*args, **kwargs)
+        dynamic, static = split
+        key = (treedef, static)
+        try:
+            jitted = entries.get(key, False)
+        except TypeError:      # an unhashable static part (a pytree node's own data)
+            return fn(*args, **kwargs)
+        if jitted is None:
+            return fn(*args, **kwargs)
+        if jitted is False:
+            # Shapes, axes and dtypes vary legitimately; a float that changes from call to call
+            # (a learning rate, a step-dependent scale) would compile once per value: op by op.
+            rest = (treedef, tuple(s for s in static if s is None or s[0] not in (float, complex)))
+            values[rest] = values.get(rest, 0) + 1
+            if values[rest] > MAX_STATIC or len(entries) >= MAX_ENTRIES:
+                state["off"] = True
+                return fn(*args, **kwargs)
+            jitted = _build(fn, treedef, static)
+            entries[key] = jitted
+            try:
+                out = _first_call(jitted, dynamic)
+            except Exception:   # noqa: BLE001 - any failure: this signature runs op by op, as before
+                entries[key] = None
+                _stats["op_by_op"] += 1
+                return fn(*args, **kwargs)
+            _stats["compiled"] += 1
+            return out
+        return jitted(*dynamic)
+
+    call._cellkit_eager_wrapped = True
+    call.__wrapped__ = fn
+    return call
+
+
+def _build(fn, treedef, static):
+    def body(*dynamic):
+        it = iter(dynamic)
+        leaves = [next(it) if s is None else s[-1] for s in static]
+        args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+        out = fn(*args, **kwargs)
+        for leaf in jax.tree_util.tree_leaves(out):
+            if not isinstance(leaf, _Tracer):   # a Python number, a NumPy array: keep its type, op by op
+                raise _NeedsValues
+        return out
+    body.__name__ = getattr(fn, "__name__", "op")
+    return jax.jit(body)
+
+
+def _first_call(jitted, dynamic):
+    """Trace, compile and run ``jitted`` with Parameter access refused and warnings treated as failures."""
+    saved, local.frame = local.frame, _GUARD
+    _tracing[0] = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return jitted(*dynamic)
+    finally:
+        local.frame = saved
+        _tracing[0] = False
+
+
+def needs_values() -> None:
+    """Call where an op's Python needs concrete values and would take another path on a tracer.
+
+    Inside :func:`eager_jit`'s trace of an eager call it stops the trace, so the
+    call runs op by op with concrete values (a label-range check, a test for
+    distinct indices); anywhere else it does nothing.
+
+    >>> needs_values()   # not tracing: nothing happens
+    """
+    if _tracing[0]:
+        raise _NeedsValues
+
+
+def wraps_op(obj) -> bool:
+    """Whether a registry entry is an op :func:`install` wraps: a plain Python function not marked op by op."""
+    return (isinstance(obj, types.FunctionType) and getattr(obj, "_cellkit_eager_jit", None) is not False
+            and not getattr(obj, "_cellkit_eager_wrapped", False))
+
+
+def install(module, names) -> None:
+    """Wrap the ops ``names`` of a registry module with :func:`eager_jit`, in the module itself.
+
+    Nothing happens when the module sets ``EAGER_JIT = False``. Functions
+    marked with :func:`op_by_op`, classes and JAX's own jitted functions are
+    left alone.
+    """
+    if not getattr(module, "EAGER_JIT", True):
+        return
+    for name in names:
+        obj = getattr(module, name, None)
+        if wraps_op(obj):
+            setattr(module, name, eager_jit(obj))

@@ -1,0 +1,44 @@
+"""benchmarks.eager's smoke mode: a program runs in fresh processes, cold then warm, and reports its compilations.
+
+No timing is asserted (speed is measured in benchmarks/, never in tests).
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks import eager, eager_programs
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.slow
+
+
+def test_smoke_run_reports_compilations_and_a_warm_cache_serves_them(tmp_path):
+    out = tmp_path / "eager.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_COMPILATION", "CELLKIT_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-m", "benchmarks.eager", "--smoke", "--programs", "lenet_momentum",
+                           "--cache", "cold,warm", "--no-mindspore", "--out", str(out)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = json.loads(out.read_text())["programs"]["lenet_momentum"]
+    cold, warm = row["cellkit_cold"], row["cellkit_warm"]
+    assert cold["compiles"] > 0 and cold["cache_hits"] <= 1
+    assert warm["cache_hits"] == warm["compiles"] == cold["compiles"]
+    assert cold["value"] == pytest.approx(warm["value"])
+    assert "| lenet_momentum |" in done.stdout
+
+
+def test_every_program_is_listed_and_the_table_has_totals():
+    assert set(eager_programs.PROGRAMS) == {"lenet_momentum", "transformer_adamw", "unet_adam", "create_model_eval",
+                                            "dataset_model_train", "kv_generation"}
+    fake = {"programs": {"p": {"cellkit_cold": {"wall_s": 2.0, "program_s": 1.0, "compiles": 5},
+                               "mindspore": {"wall_s": 4.0, "program_s": 1.0}}}}
+    fake["totals"] = eager.totals(fake["programs"])
+    assert fake["totals"]["cellkit_cold"]["wall_vs_mindspore"] == 0.5
+    assert "| **total** | 2.0 s (5 compiles), 0.50x | 4.0 s, 1.00x |" in eager.markdown_table(fake)
