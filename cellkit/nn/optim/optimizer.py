@@ -75,8 +75,9 @@ from ...parameter import Parameter, ParameterTuple
 from ._checks import is_number, value_of
 from .lr_source import LearningRates
 from .param_groups import ParameterGroups
+from .init_args import opt_init_args_register
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "opt_init_args_register"]
 
 
 class Optimizer(ParameterGroups, LearningRates, Cell):
@@ -342,6 +343,21 @@ class Optimizer(ParameterGroups, LearningRates, Cell):
             else:
                 leaves.append(self.optax_state[spec[1]].value)
         return leaves
+
+    @property
+    def target(self):
+        """Where the update runs, MindSpore's device name ("CPU", "GPU"); settable only by
+        subclasses that override the setter (MindSpore's host-side fused updates)."""
+        return self.__dict__.get("_target") or jax.default_backend().upper()
+
+    @target.setter
+    def target(self, value):
+        raise NotImplementedError(f"{self.cls_name}.target: this optimizer updates where its Parameters live")
+
+    def _set_base_target(self, value):
+        if value not in ("CPU", "GPU", "Ascend"):
+            raise ValueError(f"{self.cls_name}.target must be 'CPU', 'GPU' or 'Ascend', got {value!r}")
+        self.__dict__["_target"] = value
 
     @property
     def opt_state(self):

@@ -50,7 +50,7 @@ def _type_names(x):
     if isinstance(x, bool):
         return ("Bool", "Number")
     if isinstance(x, (int, np.integer)):
-        return ("Int", "Number")
+        return ("Int", "Int64", "Number")  # MindSpore types a Python int as Int64
     if isinstance(x, (float, np.floating)):
         return ("Float", "Number")
     if isinstance(x, complex):
@@ -147,14 +147,14 @@ def _map(fn, args, nested, who):
     n = len(seqs[0])
     if any(len(s) != n for s in seqs):
         raise ValueError(f"{who}: the sequences must have the same length, got {[len(s) for s in seqs]}")
-    kinds = {type(s) for s in seqs}
+    kinds = {list if isinstance(s, list) else tuple for s in seqs}  # a ParameterTuple is a tuple
     if len(kinds) > 1:
         raise TypeError(f"{who}: the sequences must all be tuples or all lists, got {sorted(k.__name__ for k in kinds)}")
     out = []
     for i in range(n):
         items = [a[i] if _is_seq(a) else a for a in args]
         out.append(_map(fn, items, nested, who) if nested else fn(*items))
-    return seqs[0].__class__(out)
+    return kinds.pop()(out)
 
 
 class HyperMap:
