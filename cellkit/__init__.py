@@ -48,7 +48,8 @@ from .unsupported import (get_algo_parameters, jit_class, lazy_inline, no_inline
 globals().update({name: _unsupported.unsupported(name) for name in _unsupported.UNSUPPORTED})
 
 # MindSpore exports all of mindspore.train at the top level (``ms.Model``, ``ms.LossMonitor``, ...).
-_TRAIN = [n for n in train.__all__ if n not in ("callback", "metrics", "serialization", "loss_scale_manager")]
+_TRAIN = [n for n in train.__all__ if n not in ("callback", "metrics", "serialization", "loss_scale_manager",
+                                                 "summary")]
 globals().update({n: getattr(train, n) for n in _TRAIN})
 globals().update({"bool": dtype.bool_, "int": dtype.int32, "float": dtype.float32})  # ms.bool, ms.int, ms.float
 

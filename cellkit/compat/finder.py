@@ -20,7 +20,7 @@ import importlib.machinery
 import importlib.util
 import sys
 
-__all__ = ["ALIAS", "AliasFinder", "RewritingLoader", "compile_source", "uses_mindspore"]
+__all__ = ["ALIAS", "AliasFinder", "RewritingLoader", "compile_source", "rewrite_module", "uses_mindspore"]
 
 ALIAS = "mindspore"
 TARGET = "cellkit"
@@ -36,13 +36,22 @@ def compile_source(source, filename, mode="exec"):
     >>> ns = {}; exec(code, ns); ns["y"]
     3
     """
-    try:
-        rewrite = importlib.import_module(TARGET + ".rewrite")
-    except ModuleNotFoundError as e:
-        if e.name != TARGET + ".rewrite":
-            raise
+    rewrite = rewrite_module()
+    if rewrite is None:
         return compile(source, filename, mode, dont_inherit=True)
     return rewrite.compile_source(source, filename, mode)
+
+
+def rewrite_module():
+    """``cellkit.rewrite`` (the assignment rewrite), or None where this cellkit has none.
+
+    Looked up in cellkit's own folder only, never through other finders.
+    """
+    package = importlib.import_module(TARGET)
+    name = TARGET + ".rewrite"
+    if name not in sys.modules and importlib.machinery.PathFinder.find_spec(name, package.__path__) is None:
+        return None
+    return importlib.import_module(name)
 
 
 def uses_mindspore(source):

@@ -6,8 +6,7 @@ Loading the extension installs the alias (:func:`cellkit.compat.install`) and, w
 """
 
 import ast
-import importlib
-
+from .finder import rewrite_module
 from .hook import install, uninstall
 
 __all__ = ["CellRewriter", "load_ipython_extension", "unload_ipython_extension"]
@@ -24,12 +23,8 @@ class CellRewriter(ast.NodeTransformer):
 
 
 def _rewrite_tree():
-    try:
-        return importlib.import_module("cellkit.rewrite").rewrite_tree
-    except ModuleNotFoundError as e:
-        if e.name != "cellkit.rewrite":
-            raise
-        return None
+    rewrite = rewrite_module()
+    return None if rewrite is None else rewrite.rewrite_tree
 
 
 def load_ipython_extension(ipython):

@@ -1,7 +1,7 @@
 """``cellkit.train``: MindSpore's training API (``mindspore.train``): ``Model``, callbacks, metrics,
 loss-scale managers and checkpoints."""
 
-from . import callback, loss_scale_manager, metrics, serialization
+from . import callback, loss_scale_manager, metrics, serialization, summary
 from .callback import *  # noqa: F401,F403
 from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .metrics import *  # noqa: F401,F403
@@ -17,7 +17,7 @@ def build_train_network(*args, **kwargs):
     return build(*args, **kwargs)
 
 
-__all__ = ["Model", "callback", "metrics", "serialization", "loss_scale_manager", "save_checkpoint",
+__all__ = ["Model", "callback", "metrics", "serialization", "loss_scale_manager", "summary", "SummaryRecord", "save_checkpoint",
            "load_checkpoint", "load_param_into_net", "ckpt_to_safetensors", "safetensors_to_ckpt",
            "load_checkpoint_async", "async_ckpt_thread_status", "build_train_network", "LossScaleManager",
-           "FixedLossScaleManager", "DynamicLossScaleManager", "SummaryRecord", *callback.__all__, *metrics.__all__]
+           "FixedLossScaleManager", "DynamicLossScaleManager", *callback.__all__, *metrics.__all__]

@@ -147,14 +147,11 @@ def _map(fn, args, nested, who):
     n = len(seqs[0])
     if any(len(s) != n for s in seqs):
         raise ValueError(f"{who}: the sequences must have the same length, got {[len(s) for s in seqs]}")
-    kinds = {list if isinstance(s, list) else tuple for s in seqs}  # a ParameterTuple is a tuple
-    if len(kinds) > 1:
-        raise TypeError(f"{who}: the sequences must all be tuples or all lists, got {sorted(k.__name__ for k in kinds)}")
     out = []
     for i in range(n):
         items = [a[i] if _is_seq(a) else a for a in args]
         out.append(_map(fn, items, nested, who) if nested else fn(*items))
-    return kinds.pop()(out)
+    return tuple(out)  # MindSpore's: a tuple for any mix of tuples, lists and ParameterTuples
 
 
 class HyperMap:
