@@ -17,7 +17,7 @@ import types
 from .finder import compile_source
 from .hook import install
 
-__all__ = ["run_script", "run_module", "main"]
+__all__ = ["run_script", "run_module", "main", "cli"]
 
 USAGE = """usage: cellkit run SCRIPT.py [ARGS ...]
        cellkit run -m MODULE [ARGS ...]
@@ -83,3 +83,8 @@ def main(argv=None):
         _print_user_traceback(exc)
         return 1
     return 0
+
+
+def cli():
+    """Entry point of the ``cellkit`` console command: exits with :func:`main`'s status."""
+    sys.exit(main())
