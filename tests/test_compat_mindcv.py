@@ -104,3 +104,17 @@ def test_import_mindcv_gives_cellkit_modules(create_model):
     import mindspore
     assert resnet.nn is cellkit.nn and mindspore is cellkit
     assert issubclass(resnet.ResNet, cellkit.nn.Cell)
+
+
+@pytest.mark.slow
+def test_example_fine_tunes_on_the_digits():
+    """examples/mindcv_digits.py through ``python -m cellkit run``: mindcv's resnet18 learns the digits."""
+    import os
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    r = subprocess.run([sys.executable, "-m", "cellkit", "run", "examples/mindcv_digits.py", "--epochs", "2"],
+                       cwd=root, env=env, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, r.stderr[-3000:]
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("epoch 2: loss ") and float(last.rsplit(" ", 1)[1]) > 0.5, r.stdout
