@@ -170,3 +170,39 @@ def test_ipython_extension():
         """))
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[-3:-1] == ["[0.0, 2.0] cellkit", "False"]
+
+
+needs_rewrite = pytest.mark.skipif(compat.finder.rewrite_module() is None,
+                                   reason="this cellkit has no cellkit.rewrite (assignment into Tensors)")
+
+
+@needs_rewrite
+def test_cellkit_run_applies_the_assignment_rewrite(tmp_path):
+    (tmp_path / "assigning_mod.py").write_text(
+        "import mindspore as ms\n\ndef fill(t):\n    t[0] = 5.0\n    return t\n")
+    path = _script(tmp_path, """
+        import mindspore as ms
+        import assigning_mod
+        x = ms.Tensor([1.0, 2.0, 3.0])
+        x[1] = 7
+        x[2] += 1
+        print(x.tolist(), assigning_mod.fill(ms.Tensor([0.0, 0.0])).tolist())
+        """)
+    r = _python(None, "-m", "cellkit", "run", str(path), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[1.0, 7.0, 4.0] [5.0, 0.0]"
+
+
+@needs_rewrite
+def test_ipython_extension_rewrites_cells():
+    pytest.importorskip("IPython")
+    r = _python(textwrap.dedent("""
+        from IPython.core.interactiveshell import InteractiveShell
+        ip = InteractiveShell.instance()
+        ip.run_line_magic("load_ext", "cellkit")
+        result = ip.run_cell("import mindspore as ms\\nx = ms.Tensor([1.0, 2.0])\\nx[0] = 9\\nout = x.tolist()")
+        assert result.success, result.error_in_exec
+        print(ip.user_ns["out"])
+        """))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[9.0, 2.0]"

@@ -8,6 +8,7 @@ exception prints a traceback that starts at the user's code (the runner's own fr
 are left out) and exits with status 1, as Python does.
 """
 
+import importlib.util
 import os
 import runpy
 import sys
@@ -29,7 +30,7 @@ def run_script(path, argv=()):
     """Run the file ``path`` as ``__main__`` with ``sys.argv = [path, *argv]``; return its globals."""
     install()
     with open(path, "rb") as f:
-        source = f.read()
+        source = importlib.util.decode_source(f.read())
     code = compile_source(source, path)
     sys.argv = [path, *argv]
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
