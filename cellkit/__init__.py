@@ -58,6 +58,20 @@ globals().update({"bool": dtype.bool_, "int": dtype.int32, "float": dtype.float3
 
 tensor_methods.install()
 
+
+def load_ipython_extension(ipython):
+    """``%load_ext cellkit``: ``import mindspore`` gives cellkit in this IPython session, and
+    notebook cells get the assignment rewrite (see :mod:`cellkit.compat`)."""
+    from .compat.ipython import load_ipython_extension as load
+    load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    """``%unload_ext cellkit``: undo :func:`load_ipython_extension`."""
+    from .compat.ipython import unload_ipython_extension as unload
+    unload(ipython)
+
+
 from .version import __version__
 
 __all__ = [

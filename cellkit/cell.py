@@ -85,6 +85,10 @@ def _rewrite_methods(cls) -> None:
                 type.__setattr__(cls, name, new)
 
 
+# Attributes Cell.__init__ sets for itself: a Parameter or sub-Cell stored over one would break the Cell.
+_OWN_ATTRIBUTES = frozenset({"training", "phase", "_auto_prefix"})
+
+
 def _hides_class_attribute(cls, name) -> bool:
     """Would an instance attribute ``name`` hide (or be hidden by) a method or property of ``cls``?"""
     try:
@@ -263,8 +267,10 @@ class Cell(HooksMixin, MembersMixin, StateDictMixin):
         old = self.__dict__.get(name)
         if name.startswith("_ck_"):
             problem = "names starting with '_ck_' are reserved for cellkit's bookkeeping"
-        elif old is not None and not isinstance(old, kind) \
-                and not (kind is Parameter and isinstance(old, jax.Array)):  # a Tensor gives way to a Parameter
+        elif (isinstance(old, (Parameter, Cell)) and not isinstance(old, kind)) \
+                or (name in _OWN_ATTRIBUTES and old is not None and not isinstance(old, kind)):
+            # MindSpore: a Parameter and a sub-Cell never replace each other; any other value
+            # (None, a list, a number, a Tensor) gives way to either, except the Cell's own state
             problem = f"attribute '{name}' already exists and is a {type(old).__name__}, not {noun}"
         elif name not in self.__dict__ and _hides_class_attribute(type(self), name):
             problem = f"'{name}' is a method or property of {self.cls_name}"
@@ -287,8 +293,12 @@ class Cell(HooksMixin, MembersMixin, StateDictMixin):
             return
         old = d.get(name)
         if isinstance(old, Parameter) and value is not None and not isinstance(value, ParameterTuple):
+            if getattr(value, "__cellkit_lazy__", False):  # initializer(...): MindSpore's lazy Tensor
+                value = value.init_data()
             if isinstance(value, (jax.Array, np.ndarray)):
-                old.set_data(value)  # MindSpore: a Tensor assigned over a Parameter sets its data
+                # MindSpore: a Tensor assigned over a Parameter sets its data, in place (the
+                # same Parameter, its name and dtype kept), and may change its shape
+                old.set_data(value, slice_shape=True)
                 return
             raise TypeError(f"{self.cls_name}: '{name}' is a Parameter; assign a Parameter or a "
                             f"Tensor to it, not a {type(value).__name__}")

@@ -16,7 +16,7 @@ AttributeError: module 'cellkit.nn' has no attribute 'Dens'; did you mean 'Dense
 """
 
 from ..cell import Cell
-from . import dynamic_lr, grad, layer, learning_rate_schedule, loss, optim, utils, wrap
+from . import cell, dynamic_lr, grad, layer, learning_rate_schedule, loss, optim, utils, wrap
 from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403

@@ -60,15 +60,35 @@ class _Container(Cell):
         return [(k, d[k]) for k in self._keys()]
 
     def _prefix(self):
-        """The name prefix the children's Parameters already carry (``'seq.'`` in a parent)."""
+        """The name prefix the children's Parameters already carry (``'seq.'`` in a parent).
+
+        MindSpore's rule (``_get_prefix_and_index``), quirks included, since checkpoints carry
+        its names: the prefix ends before the last component of the first child's first
+        Parameter name equal to that child's key, unless a second child's name confirms an
+        earlier match (so ``stages.append`` in a list whose only stage holds ``blocks`` gives
+        names like ``0.blocks.1.blocks.0.conv.weight``, as in MindSpore).
+        """
         d = self.__dict__
+        found = []
         for key in self._keys():
-            for path, param in d[key].parameters_and_names():
-                full = f"{key}.{path}"
-                if param.name.endswith(full):
-                    return param.name[:-len(full)]
-                return ""
-        return ""
+            first = next(iter(d[key].parameters_and_names()), None)
+            if first is not None:
+                found.append((key, first[1]))
+                if len(found) == 2:
+                    break
+        if not found:
+            return ""
+        (first_key, first_param), second = found[0], (found[1] if len(found) > 1 else None)
+        prefix = ""
+        parts = first_param.name.split(".")
+        for idx, name in enumerate(parts):
+            if name == first_key:
+                prefix = ".".join(parts[:idx])
+                prefix = prefix + "." if prefix else prefix
+                second_parts = second[1].name.split(".") if second is not None else []
+                if second is not None and idx < len(second_parts) and second_parts[idx] == second[0]:
+                    break
+        return prefix
 
     def _rename(self, key, cell, prefix):
         if self._auto_prefix:

@@ -253,6 +253,10 @@ class MindSporeMembers:
     def target(self, value):
         # MindSpore switches to its host-side fused kernels for 'CPU'; XLA places the update with the
         # Parameters, so the setting is checked and recorded only.
+        self._set_base_target(value)
+
+    def _set_base_target(self, value):
+        """The base setter MindSpore's subclasses call from their own ``target`` setter (mindcv's Adan)."""
         if not isinstance(value, str):
             raise TypeError(f"For 'Optimizer', the property 'target' must be string, but got {type(value)}")
         if value not in ("CPU", "Ascend", "GPU"):

@@ -50,7 +50,7 @@ def _type_names(x):
     if isinstance(x, bool):
         return ("Bool", "Number")
     if isinstance(x, (int, np.integer)):
-        return ("Int", "Number")
+        return ("Int", "Int64", "Number")  # MindSpore types a Python int as Int64
     if isinstance(x, (float, np.floating)):
         return ("Float", "Number")
     if isinstance(x, complex):

@@ -1,0 +1,5 @@
+"""``mindspore.nn.cell``: the module MindSpore defines ``Cell`` in (cellkit's is :mod:`cellkit.cell`)."""
+
+from ..cell import Cell
+
+__all__ = ["Cell"]

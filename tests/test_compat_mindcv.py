@@ -1,0 +1,126 @@
+"""mindcv 0.3.0, unchanged, on cellkit: every model family against MindSpore 2.10.
+
+``tests/fixtures/record/record_mindcv.py`` recorded, per architecture, MindSpore's Parameter
+names, eval output, training loss, per-Parameter gradient norms and the eval output after one
+SGD step, with every weight set to ``mindcv_common.weight(name, shape)``. Here the same model
+is built from mindcv's own source through ``cellkit.compat``, given the same weights by name,
+and compared. ``SUBSET`` runs in the normal pass; the whole sweep is slow-marked.
+"""
+
+import importlib.util
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import cellkit
+from cellkit import compat
+from ms_fixtures import load
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("mindcv") is None,
+                                reason="mindcv is not installed (pip install mindcv==0.3.0; the test extra)")
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "fixtures" / "record"))
+import mindcv_common as C  # noqa: E402
+
+# A fast, representative subset: plain, depthwise, grouped and squeeze-excite convolutions,
+# BatchNorm in training mode, attention and LayerNorm.
+SUBSET = ["resnet18", "mobilenet_v2_035_96", "shufflenet_v1_g3_05", "regnet_y_200mf"]
+RTOL, ATOL = 2e-4, 2e-5
+RTOL_GRAD = 1e-3
+
+
+@pytest.fixture(scope="module")
+def create_model():
+    if not compat.installed():
+        compat.install()
+        request_uninstall = True
+    else:
+        request_uninstall = False
+    from mindcv.models import create_model as create
+    yield create
+    if request_uninstall:
+        compat.uninstall()
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return load("mindcv")
+
+
+def _build(create_model, arch, case):
+    net = create_model(arch, num_classes=C.NUM_CLASSES, **case["kwargs"])
+    names = [p.name for p in net.get_parameters()]
+    if names != case["names"]:
+        missing = [n for n in case["names"] if n not in names][:5]
+        extra = [n for n in names if n not in case["names"]][:5]
+        pytest.fail(f"{arch}: Parameter names differ from MindSpore's ({len(names)} vs {len(case['names'])}); "
+                    f"MindSpore's not here: {missing}; here, not MindSpore's: {extra}")
+    C.set_weights(cellkit, net)
+    return net
+
+
+def check(create_model, recorded, arch):
+    case = recorded.get(arch)
+    if case is None:
+        pytest.skip(f"{arch} has no MindSpore recording yet: run tests/fixtures/record/record_mindcv.py {arch}")
+    if "error" in case:
+        pytest.skip(f"MindSpore itself fails on {arch}: {case['error']}")
+    net = _build(create_model, arch, case)
+    expected = case["output"]
+    x, labels = C.inputs(arch, case["side"])
+    net.set_train(False)
+    np.testing.assert_allclose(np.asarray(net(cellkit.Tensor(x))), expected["eval"], rtol=RTOL, atol=ATOL,
+                               err_msg=f"{arch}: eval output")
+    C.train_mode(net)
+    loss, norms = C.step(cellkit, net, x, labels)
+    np.testing.assert_allclose(loss, expected["loss"], rtol=RTOL, err_msg=f"{arch}: training loss")
+    got = np.array([norms[n] for n in case["trainable"]])
+    # A gradient that is zero in exact arithmetic (the shift of a BatchNorm whose output feeds
+    # another BatchNorm) is rounding noise in both frameworks: compared to a floor of 1e-5 of
+    # the largest norm.
+    floor = 1e-5 * float(np.max(expected["grad_norms"]))
+    np.testing.assert_allclose(got, expected["grad_norms"], rtol=RTOL_GRAD, atol=floor,
+                               err_msg=f"{arch}: gradient norms")
+    net.set_train(False)
+    np.testing.assert_allclose(np.asarray(net(cellkit.Tensor(x))), expected["after_step"], rtol=RTOL, atol=ATOL,
+                               err_msg=f"{arch}: eval output after one SGD step")
+
+
+@pytest.mark.parametrize("arch", SUBSET)
+def test_mindcv_subset(create_model, recorded, arch):
+    check(create_model, recorded, arch)
+
+
+# Seen to differ from MindSpore, cause not yet found.
+KNOWN = {a: "differs from MindSpore's recording (not yet diagnosed)"
+         for a in ("regnet_x_200mf", "shufflenet_v2_x0_5", "mnasnet_050")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", [pytest.param(a, marks=pytest.mark.xfail(reason=KNOWN[a], strict=False))
+                                  if a in KNOWN else a for a in C.ARCHITECTURES if a not in SUBSET])
+def test_mindcv_all(create_model, recorded, arch):
+    check(create_model, recorded, arch)
+
+
+def test_import_mindcv_gives_cellkit_modules(create_model):
+    import mindcv.models.resnet as resnet
+    import mindspore
+    assert resnet.nn is cellkit.nn and mindspore is cellkit
+    assert issubclass(resnet.ResNet, cellkit.nn.Cell)
+
+
+@pytest.mark.slow
+def test_example_fine_tunes_on_the_digits():
+    """examples/mindcv_digits.py through ``python -m cellkit run``: mindcv's resnet18 learns the digits."""
+    import os
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    r = subprocess.run([sys.executable, "-m", "cellkit", "run", "examples/mindcv_digits.py", "--epochs", "2"],
+                       cwd=root, env=env, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, r.stderr[-3000:]
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("epoch 2: loss ") and float(last.rsplit(" ", 1)[1]) > 0.5, r.stdout
