@@ -209,7 +209,10 @@ def eager_jit(fn):
                 return fn(*args, **kwargs)
             _stats["compiled"] += 1
             return out
-        return jitted(*dynamic)
+        try:
+            return jitted(*dynamic)
+        except Exception:   # noqa: BLE001 - a new shape or dtype the op refuses or needs values for:
+            return fn(*args, **kwargs)   # op by op, so the error (or result) is the op's own
 
     call._cellkit_eager_wrapped = True
     call.__wrapped__ = fn

@@ -46,7 +46,10 @@ def run_backward(vjp_fn, ct):
     if plan is None:
         return vjp_fn(ct)
     jitted, dynamic = plan
-    return jitted(dynamic, ct)
+    try:
+        return jitted(dynamic, ct)
+    except Exception:   # noqa: BLE001 - e.g. a weakly typed cotangent jit would widen: op by op
+        return vjp_fn(ct)
 
 
 def _plan(vjp_fn, ct):

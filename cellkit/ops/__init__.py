@@ -13,7 +13,7 @@ Array([3., 3.], dtype=float32)
 >>> ms.ops.matmull
 Traceback (most recent call last):
 ...
-AttributeError: cellkit.ops has no op 'matmull'; did you mean 'matmul', 'MatMul', 'mul'?
+AttributeError: cellkit.ops has no op 'matmull'; did you mean 'matmul', ...?
 """
 
 from . import function, primitive

@@ -99,7 +99,7 @@ def install() -> None:
     for cls in array_classes():
         for name, fn in METHODS.items():
             if name not in dir(cls):
-                plain = name in _OP_BY_OP
+                plain = name in _OP_BY_OP or not isinstance(fn, types.FunctionType)  # staticmethod: as it is
                 setattr(cls, name, _named(name, fn) if plain else eager_jit(_named(name, fn)))
         for name, fget in PROPERTIES.items():
             if name not in dir(cls):

@@ -127,7 +127,9 @@ INPLACE = {
 }
 
 
-# In-place methods that leave the value as it is: plain methods, no rebinding needed.
+# In-place methods that leave the value as it is: plain methods, no rebinding needed (run as they are:
+# ``x.to_() is x``).
+EAGER_JIT = False
 METHODS = {
     "to_": lambda x, device=None, non_blocking=False: x,  # one device per process: nothing moves
     "delete_": _delete,
