@@ -7,6 +7,12 @@ lazy until first use). Random initializers draw their key from cellkit's
 random stream, so ``set_seed`` makes them reproducible. Each class also has a
 pure ``generate(key, shape, dtype)`` usable inside ``jax.jit``.
 
+Outside any trace, cellkit's random initializers draw on the host, as
+MindSpore's do: a NumPy generator seeded from the stream's next key, the array
+then copied to the device. Building a model therefore compiles nothing per
+weight shape (``jax.random`` on the device would compile one executable per
+initializer and shape). Inside a trace ``generate`` draws with ``jax.random``.
+
 >>> import cellkit as ms
 >>> from cellkit.common.initializer import initializer, Normal
 >>> t = initializer('ones', [1, 2, 3], ms.float32)
@@ -33,6 +39,7 @@ import numpy as np
 from . import dtype as mstype
 from . import random as ckrandom
 from .tensor import _initializer as _tensor_initializer_slot  # (cellkit.tensor is also ms.tensor, a function)
+from .tensor import host_to_device
 from .suggest import did_you_mean
 
 __all__ = [
@@ -91,6 +98,7 @@ class Initializer:
     """
 
     random = True  # whether generate() uses its key
+    host = False   # whether generate() also takes a _HostDraw for its key (draws on the host)
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
@@ -104,8 +112,10 @@ class Initializer:
         shape = _as_shape(shape)
         key = ckrandom.next_key() if self.random else None
         if type(self) in (Zero, One) and _eager():   # made on the host and copied over: no compilation
-            return jnp.asarray(np.full(shape, 0 if type(self) is Zero else 1, np.dtype(dtype)))
+            return host_to_device(np.full(shape, 0 if type(self) is Zero else 1, np.dtype(dtype)))
         if self.random and type(self).__module__ == __name__ and not isinstance(key, jax.core.Tracer):
+            if self.host and _eager():   # drawn on the host: no compilation per shape
+                return host_to_device(np.asarray(self.generate(_HostDraw(key), shape, np.dtype(dtype))))
             try:   # cellkit's own random initializers: one compiled executable per (initializer, shape)
                 return _generate(self, key, shape, np.dtype(dtype))
             except Exception:   # noqa: BLE001 - unhashable settings, a draw jit cannot trace: eagerly
@@ -135,6 +145,44 @@ def _eager() -> bool:
 @functools.partial(jax.jit, static_argnums=(0, 2, 3))
 def _generate(init, key, shape, dtype):
     return init.generate(key, shape, dtype)
+
+
+class _HostDraw:
+    """A NumPy generator seeded from a cellkit key: what ``generate`` gets as its key outside a trace."""
+
+    def __init__(self, key):
+        data = np.asarray(jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key)
+        self.rng = np.random.default_rng(data.astype(np.uint64).ravel().tolist())
+
+    def normal(self, shape, dtype):
+        return self.rng.standard_normal(shape, np.float32 if np.dtype(dtype).itemsize <= 4 else np.float64)
+
+    def uniform(self, shape, dtype, lo, hi):
+        return self.rng.uniform(lo, hi, shape)
+
+    def truncated_normal(self, lo, hi, shape, dtype):
+        """Standard normal draws, each redrawn until inside [lo, hi]."""
+        out = self.normal(shape, dtype)
+        bad = (out < lo) | (out > hi)
+        while bad.any():
+            out[bad] = self.normal(int(bad.sum()), dtype)
+            bad = (out < lo) | (out > hi)
+        return out
+
+
+def _normal(key, shape, dtype):
+    return key.normal(shape, dtype) if isinstance(key, _HostDraw) else jax.random.normal(key, shape, dtype)
+
+
+def _uniform(key, shape, dtype, lo, hi):
+    if isinstance(key, _HostDraw):
+        return key.uniform(shape, dtype, lo, hi)
+    return jax.random.uniform(key, shape, dtype, lo, hi)
+
+
+def _mass(lo, hi):
+    """P(lo <= Z <= hi) for a standard normal Z."""
+    return 0.5 * (math.erf(hi / math.sqrt(2)) - math.erf(lo / math.sqrt(2)))
 
 
 def _real(key, shape, dtype, draw):
@@ -175,25 +223,27 @@ class Constant(Initializer):
 @_register()
 class Normal(Initializer):
     """N(mean, sigma²): MindSpore's defaults ``sigma=0.01, mean=0.0``."""
+    host = True
 
     def __init__(self, sigma=0.01, mean=0.0):
         super().__init__(sigma=sigma, mean=mean)
 
     def generate(self, key, shape, dtype):
         return _real(key, shape, dtype,
-                     lambda k, s, d: self.mean + self.sigma * jax.random.normal(k, s, d))
+                     lambda k, s, d: self.mean + self.sigma * _normal(k, s, d))
 
 
 @_register()
 class Uniform(Initializer):
     """U(-scale, scale): MindSpore's default ``scale=0.07``."""
+    host = True
 
     def __init__(self, scale=0.07):
         super().__init__(scale=scale)
 
     def generate(self, key, shape, dtype):
         return _real(key, shape, dtype,
-                     lambda k, s, d: jax.random.uniform(k, s, d, -self.scale, self.scale))
+                     lambda k, s, d: _uniform(k, s, d, -self.scale, self.scale))
 
 
 @_register()
@@ -205,13 +255,20 @@ class TruncatedNormal(Initializer):
 
     def generate(self, key, shape, dtype):
         lo, hi = (self.a - self.mean) / self.sigma, (self.b - self.mean) / self.sigma
+        if isinstance(key, _HostDraw):
+            return _real(key, shape, dtype, lambda k, s, d: self.mean + self.sigma * k.truncated_normal(lo, hi, s, d))
         return _real(key, shape, dtype, lambda k, s, d: self.mean + self.sigma *
                      jax.random.truncated_normal(k, lo, hi, s, d))
+
+    @property
+    def host(self):   # redrawing on the host pays while most draws land inside [a, b]
+        return _mass((self.a - self.mean) / self.sigma, (self.b - self.mean) / self.sigma) > 0.2
 
 
 @_register("xavier_uniform")
 class XavierUniform(Initializer):
     """U(-b, b) with ``b = gain * sqrt(6 / (fan_in + fan_out))``."""
+    host = True
 
     def __init__(self, gain=1):
         super().__init__(gain=gain)
@@ -219,12 +276,13 @@ class XavierUniform(Initializer):
     def generate(self, key, shape, dtype):
         fan_in, fan_out = _fans(shape)
         bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
-        return _real(key, shape, dtype, lambda k, s, d: jax.random.uniform(k, s, d, -bound, bound))
+        return _real(key, shape, dtype, lambda k, s, d: _uniform(k, s, d, -bound, bound))
 
 
 @_register("xavier_normal")
 class XavierNormal(Initializer):
     """N(0, std²) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    host = True
 
     def __init__(self, gain=1):
         super().__init__(gain=gain)
@@ -232,7 +290,7 @@ class XavierNormal(Initializer):
     def generate(self, key, shape, dtype):
         fan_in, fan_out = _fans(shape)
         std = self.gain * math.sqrt(2.0 / (fan_in + fan_out))
-        return _real(key, shape, dtype, lambda k, s, d: std * jax.random.normal(k, s, d))
+        return _real(key, shape, dtype, lambda k, s, d: std * _normal(k, s, d))
 
 
 def _he_std(shape, negative_slope, mode, nonlinearity):
@@ -246,25 +304,27 @@ def _he_std(shape, negative_slope, mode, nonlinearity):
 @_register("he_uniform")
 class HeUniform(Initializer):
     """Kaiming uniform: U(-b, b), ``b = sqrt(3) * gain / sqrt(fan)``."""
+    host = True
 
     def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
         super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
 
     def generate(self, key, shape, dtype):
         bound = math.sqrt(3.0) * _he_std(shape, self.negative_slope, self.mode, self.nonlinearity)
-        return _real(key, shape, dtype, lambda k, s, d: jax.random.uniform(k, s, d, -bound, bound))
+        return _real(key, shape, dtype, lambda k, s, d: _uniform(k, s, d, -bound, bound))
 
 
 @_register("he_normal")
 class HeNormal(Initializer):
     """Kaiming normal: N(0, std²), ``std = gain / sqrt(fan)``."""
+    host = True
 
     def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
         super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
 
     def generate(self, key, shape, dtype):
         std = _he_std(shape, self.negative_slope, self.mode, self.nonlinearity)
-        return _real(key, shape, dtype, lambda k, s, d: std * jax.random.normal(k, s, d))
+        return _real(key, shape, dtype, lambda k, s, d: std * _normal(k, s, d))
 
 
 @_register()

@@ -30,7 +30,7 @@ import numpy as np
 from . import dtype as mstype
 from .display import parameter_html
 from .parameter_members import ParameterMembers
-from .tensor import check_data, check_int_range, from_initializer, to_array
+from .tensor import check_data, check_int_range, from_initializer, host_to_device, to_array
 
 __all__ = ["Parameter", "ParameterTuple", "PARAMETER_NAME_DEFAULT"]
 
@@ -387,7 +387,7 @@ class Parameter(ParameterMembers):
             data = data.value
         old_dtype = np.dtype(self.dtype)
         if isinstance(data, (np.ndarray, np.generic)):
-            data = jnp.array(data)  # a copy: later changes to the NumPy array must not leak in
+            data = host_to_device(np.array(data, copy=True))  # a copy: later changes must not leak in
         elif not isinstance(data, jax.Array):
             check_data(data, f"{label}: {what}")
             check_int_range(data, old_dtype, f"{label}: {what}")

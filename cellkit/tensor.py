@@ -166,11 +166,23 @@ def to_array(data, dtype=None, what="Tensor") -> jax.Array:
     if isinstance(data, jax.Array):
         return data if dtype is None or data.dtype == dtype else data.astype(dtype)
     check_data(data, what)
-    if type(data) is np.ndarray and data.dtype.kind in "biufc" and (dtype is None or dtype == data.dtype) \
-            and jax.dtypes.canonicalize_dtype(data.dtype) == data.dtype:
-        # No conversion to make: a host copy put on the device, without compiling a copy per shape.
-        return jax.device_put(np.array(data, copy=True))
+    if type(data) is np.ndarray and (dtype is None or dtype == data.dtype):
+        return host_to_device(np.array(data, copy=True))
     return jnp.array(data, dtype=dtype, copy=True)
+
+
+def host_to_device(data: np.ndarray) -> jax.Array:
+    """A NumPy array on the device, without a compiled copy per shape where no conversion is needed.
+
+    (``jnp.asarray`` of a NumPy array compiles one small executable per shape and dtype.) The
+    array may be shared with the result: pass a copy if it will change later.
+
+    >>> host_to_device(np.arange(3, dtype=np.int32))
+    Array([0, 1, 2], dtype=int32)
+    """
+    if data.dtype.kind in "biufc" and jax.dtypes.canonicalize_dtype(data.dtype) == data.dtype:
+        return jax.device_put(data)
+    return jnp.asarray(data)
 
 
 class _TensorMeta(type):

@@ -98,3 +98,63 @@ def test_seed_initialisation_examples_run():
         output = net(input_data)
         assert output.shape == (1, 64, 16, 50)
     np.testing.assert_allclose(output[0, :, 5, 5], 27.0)  # all-ones kernel on all-ones input
+
+
+HOST_DRAWN = [init.Normal(0.5, 1.0), init.Uniform(0.3), init.TruncatedNormal(0.02), init.XavierUniform(),
+              init.XavierNormal(), init.HeUniform(), init.HeNormal(mode="fan_out", nonlinearity="relu")]
+
+
+def _compilations(fn):
+    from jax import monitoring
+    count = [0]
+
+    def on_duration(event, duration, **_):
+        if event == "/jax/core/compile/backend_compile_duration":
+            count[0] += 1
+    monitoring.register_event_duration_secs_listener(on_duration)
+    try:
+        fn()
+    finally:
+        monitoring.unregister_event_duration_listener(on_duration)
+    return count[0]
+
+
+def test_eager_random_initializers_compile_nothing_per_shape():
+    """Drawn on the host, as MindSpore's are: a model's many weight shapes cost no XLA compilation."""
+    draw("normal", (2, 2))   # the stream's own split, once
+
+    def build():
+        for i, obj in enumerate(HOST_DRAWN):
+            for shape in ((7 + i, 5), (3, 4 + i, 3, 3)):
+                assert initializer(obj, shape).init_data().shape == shape
+    assert _compilations(build) == 0
+
+
+@pytest.mark.parametrize("obj", HOST_DRAWN, ids=lambda o: type(o).__name__)
+def test_host_draws_keep_dtype_and_seed(obj):
+    for dtype in (ms.float16, ms.bfloat16, ms.float32):
+        ms.set_seed(7)
+        a = initializer(obj, (64, 32), dtype).init_data()
+        ms.set_seed(7)
+        b = initializer(obj, (64, 32), dtype).init_data()
+        assert a.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(np.asarray(a, np.float32), np.asarray(b, np.float32))
+        assert np.isfinite(np.asarray(a, np.float32)).all() and float(jnp.std(a.astype(jnp.float32))) > 0
+
+
+def test_truncated_normal_on_the_host_respects_its_bounds_and_moments():
+    ms.set_seed(3)
+    t = draw(init.TruncatedNormal(sigma=1.0, mean=0.0, a=-1.0, b=1.5), (500, 400))
+    assert -1.0 <= t.min() and t.max() <= 1.5
+    # the mean of N(0, 1) truncated to [-1, 1.5]: (pdf(-1) - pdf(1.5)) / (cdf(1.5) - cdf(-1))
+    pdf = lambda z: math.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    cdf = lambda z: 0.5 * (1 + math.erf(z / math.sqrt(2)))  # noqa: E731
+    assert abs(t.mean() - (pdf(-1) - pdf(1.5)) / (cdf(1.5) - cdf(-1))) < 0.01
+
+
+def test_random_initializers_inside_jit_draw_with_jax_random():
+    import jax
+    key = jax.random.key(0)
+    for obj in HOST_DRAWN:
+        out = jax.jit(lambda k, o=obj: o.generate(k, (6, 4), np.dtype(np.float32)))(key)
+        assert out.shape == (6, 4) and np.isfinite(np.asarray(out)).all()
