@@ -52,6 +52,7 @@ import jax
 import numpy as np
 
 from .parameter import Parameter, local
+from .tiered_jit import tiered_jit
 
 __all__ = ["eager_jit", "op_by_op", "needs_values", "install", "wraps_op", "set_enabled", "enabled", "MAX_STATIC",
            "MAX_ENTRIES", "stats"]
@@ -230,7 +231,7 @@ def _build(fn, treedef, static):
                 raise _NeedsValues
         return out
     body.__name__ = getattr(fn, "__name__", "op")
-    return jax.jit(body)
+    return tiered_jit(body)
 
 
 def _first_call(jitted, dynamic):

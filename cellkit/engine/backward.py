@@ -26,6 +26,7 @@ except ImportError:   # an older jax
     from jax.core import jaxprs_in_params
 
 from .. import eager_jit
+from ..tiered_jit import tiered_jit
 
 __all__ = ["run_backward", "MAX_ENTRIES"]
 
@@ -114,4 +115,4 @@ def _build(first, res_tree, layout):
         args_res, opaque = jax.tree_util.tree_unflatten(res_tree, leaves)
         return vjp_type(fun, in_tree, out_tree, args_res, opaque)(ct)
 
-    return jax.jit(backward)
+    return tiered_jit(backward)

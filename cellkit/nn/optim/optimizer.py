@@ -72,6 +72,7 @@ import optax
 from ... import ops
 from ...cell import Cell
 from ...parameter import Parameter, ParameterTuple
+from ...tiered_jit import tiered_jit
 from ._checks import is_number, value_of
 from .lr_source import LearningRates
 from .ms_members import MindSporeMembers, opt_init_args_register
@@ -302,7 +303,7 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
         if treedef.num_leaves != self._state_treedef.num_leaves:
             raise RuntimeError(f"{self.cls_name}: rebuilding the optax transformation changed its state")
         self.tx, self._state_treedef = tx, treedef
-        self._update_fn = jax.jit(functools.partial(_optax_step, tx, treedef))
+        self._update_fn = tiered_jit(functools.partial(_optax_step, tx, treedef))
 
     def init_optax(self) -> None:
         """Build ``self.tx`` and store its initial state as Parameters (call at the end of ``__init__``).
@@ -335,7 +336,7 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
         self._state_treedef = treedef
         # The update itself is a pure function of values, compiled once (eager calls then cost
         # one dispatch; inside cellkit.jit it is inlined into the caller's computation).
-        self._update_fn = jax.jit(functools.partial(_optax_step, tx, treedef))
+        self._update_fn = tiered_jit(functools.partial(_optax_step, tx, treedef))
         self._state_spec = tuple(specs)
 
     def _classify(self, path, leaf, labels, slots, extras):
@@ -473,6 +474,6 @@ def _init_state(tx, values):
     if any(isinstance(v, jax.core.Tracer) for v in values):
         return tx.init(values)
     try:
-        return jax.jit(tx.init)(values)
+        return tiered_jit(tx.init)(values)
     except Exception:   # noqa: BLE001 - a state jit cannot build (host values, Python objects): as before
         return tx.init(values)

@@ -1,0 +1,83 @@
+"""cellkit.tiered_jit: cheap compilation for an eager executable's first calls, full optimisation when hot."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+from jax import monitoring
+
+from cellkit import tiered_jit as tj
+
+pytestmark = pytest.mark.skipif(jax.default_backend() != "cpu", reason="tiering applies on CPU only")
+
+
+def _compiles(fn):
+    count = [0]
+
+    def on_duration(event, duration, **_):
+        if event == "/jax/core/compile/backend_compile_duration":
+            count[0] += 1
+    monitoring.register_event_duration_secs_listener(on_duration)
+    try:
+        out = fn()
+    finally:
+        monitoring.unregister_event_duration_listener(on_duration)
+    return count[0], out
+
+
+def test_cheap_tier_first_then_the_optimised_one_once_hot():
+    f = tj.tiered_jit(lambda x: jnp.tanh(x) * 3.0 + x)
+    x = jnp.linspace(-2, 2, 37, dtype=jnp.float32)
+    n_first, first = _compiles(lambda: [f(x) for _ in range(tj.HOT)])
+    assert n_first == 1                      # the cheap executable, reused
+    n_hot, hot = _compiles(lambda: [f(x) for _ in range(3)])
+    assert n_hot == 1                        # compiled again with XLA's defaults, then reused
+    # the cheap tier does not fuse multiply-adds: the same values up to the last bit
+    np.testing.assert_allclose(np.asarray(first[0]), np.asarray(hot[-1]), rtol=1e-6)
+    x5 = x[:5]
+    n_new, _ = _compiles(lambda: f(x5))  # a new shape starts in the cheap tier again
+    assert n_new == 1 and f.calls[((5,), jnp.dtype(jnp.float32)),] == 1
+
+
+def test_traced_calls_use_plain_jit():
+    f = tj.tiered_jit(lambda x: jnp.sin(x) * 2)
+    x = jnp.arange(3.0, dtype=jnp.float32)
+    np.testing.assert_allclose(jax.grad(lambda v: f(v).sum())(x), 2 * np.cos(np.arange(3.0)), rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(lambda v: f(v) + 1)(x), 2 * np.sin(np.arange(3.0)) + 1, rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(f)(jnp.ones((2, 3))), 2 * np.sin(np.ones((2, 3))), rtol=1e-6)
+    assert f.calls == {}
+
+
+def test_disabled_is_plain_jit():
+    f = tj.tiered_jit(lambda x: x * 2 + 1)
+    tj.set_enabled(False)
+    try:
+        x = jnp.ones(11)
+        n, _ = _compiles(lambda: [f(x) for _ in range(tj.HOT + 2)])
+    finally:
+        tj.set_enabled(True)
+    assert n == 1 and f.calls == {}
+
+
+K = jax.random.split(jax.random.key(0), 4)
+X = jax.random.normal(K[0], (64, 256))
+W = jax.random.normal(K[1], (256, 128))
+IMG = jax.random.normal(K[2], (2, 8, 16, 16))
+CW = jax.random.normal(K[3], (8, 8, 3, 3))
+PROGRAMS = {
+    "sum": lambda: X.sum(), "mean": lambda: X.mean(0), "matmul": lambda: X @ W, "exp": lambda: jnp.exp(X),
+    "tanh": lambda: jnp.tanh(X), "log1p": lambda: jnp.log1p(jnp.abs(X)), "gelu": lambda: jax.nn.gelu(X),
+    "softmax": lambda: jax.nn.softmax(X), "erf": lambda: jax.scipy.special.erf(X),
+    "layer_norm": lambda: (X - X.mean(-1, keepdims=True)) / jnp.sqrt(X.var(-1, keepdims=True) + 1e-5),
+    "mul_add": lambda: X * 1.7 + X * X, "conv": lambda: lax.conv_general_dilated(IMG, CW, (1, 1), "SAME"),
+    "pow": lambda: jnp.abs(X) ** 1.3, "grad": lambda: jax.grad(lambda x: jnp.tanh(x @ W).sum())(X),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_both_tiers_compute_the_same_values(name):
+    """Up to the last bit (fused multiply-adds in the optimised tier only)."""
+    fn = PROGRAMS[name]
+    cheap, full = np.asarray(jax.jit(fn, compiler_options=tj.FAST_OPTIONS)()), np.asarray(jax.jit(fn)())
+    np.testing.assert_allclose(cheap, full, rtol=1e-6, atol=1e-6 * float(np.abs(full).max()))
