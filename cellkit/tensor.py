@@ -171,6 +171,22 @@ def to_array(data, dtype=None, what="Tensor") -> jax.Array:
     return jnp.array(data, dtype=dtype, copy=True)
 
 
+def as_array(x) -> jax.Array:
+    """``jnp.asarray(x)`` (same dtype, same weak type), without compiling a copy for a Python number
+    or NumPy data.
+
+    >>> as_array(2.0)
+    Array(2., dtype=float32, weak_type=True)
+    """
+    if isinstance(x, jax.Array):
+        return x
+    if type(x) in (float, bool) or type(x) is int and -2**31 <= x < 2**31:
+        return jax.device_put(x)
+    if type(x) is np.ndarray or isinstance(x, np.generic):
+        return host_to_device(np.array(x, copy=True))
+    return jnp.asarray(x)
+
+
 def host_to_device(data: np.ndarray) -> jax.Array:
     """A NumPy array on the device, without a compiled copy per shape where no conversion is needed.
 

@@ -37,7 +37,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...cell import Cell
+from ...eager_jit import eager_jit
 from ...parameter import Parameter
+from ...tensor import as_array
 from ...ops.function.loss_func import _class_axis, _labels_in_range
 from ...ops.function.loss_func import check_ignore_index as _check_ignore_index
 from ...ops.function.loss_func import nll as _nll
@@ -53,7 +55,26 @@ def _array(x):
     """A Parameter's value or ``jnp.asarray`` of anything else."""
     if isinstance(x, Parameter):
         return x.value
-    return jnp.asarray(x)
+    return as_array(x)
+
+
+@eager_jit
+def _weighted_reduce(x, weights, dtype, mode):
+    """``weights * x`` in ``dtype``, then mean/sum over every axis (mode 'mean'/'sum'/'none'), in x's dtype."""
+    out = weights.astype(dtype) * x.astype(dtype)
+    if mode == "mean":
+        out = jnp.mean(out, axis=tuple(range(out.ndim)))
+    elif mode == "sum":
+        out = jnp.sum(out, axis=tuple(range(out.ndim)))
+    return out.astype(x.dtype)
+
+
+@eager_jit
+def _softmax_cross_entropy(logits, labels, sparse, dtype):
+    """Per-sample cross-entropy of ``logits`` (..., C) with class indices (sparse) or probabilities."""
+    target = jax.nn.one_hot(labels, logits.shape[-1], dtype=dtype) if sparse else labels.astype(dtype)
+    loss = -jnp.sum(target * jax.nn.log_softmax(logits.astype(dtype), axis=-1), axis=-1)
+    return loss.astype(logits.dtype)
 
 
 def _compute_dtype(*dtypes):
@@ -137,10 +158,14 @@ class LossBase(Cell):
         weights = _array(weights)
         dtype = _compute_dtype(x.dtype, weights.dtype)
         try:
-            out = weights.astype(dtype) * x.astype(dtype)
+            jnp.broadcast_shapes(weights.shape, x.shape)
         except (TypeError, ValueError) as err:
             raise ValueError(f"For '{self.cls_name}', the weights of shape {tuple(weights.shape)} do not "
                              f"broadcast to the loss of shape {tuple(x.shape)}") from err
+        if type(self).get_axis is LossBase.get_axis:   # every axis: one executable
+            mode = "mean" if self.reduce and self.average else "sum" if self.reduce else "none"
+            return _weighted_reduce(x, weights, np.dtype(dtype), mode)
+        out = weights.astype(dtype) * x.astype(dtype)
         if self.reduce and self.average:
             out = jnp.mean(out, axis=self.get_axis(out))
         elif self.reduce:
@@ -506,12 +531,9 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
                                  f"{tuple(logits.shape[:-1])} (logits without the class axis), but got "
                                  f"{tuple(labels.shape)}.")
             _labels_in_range(name, labels, n_classes)
-            target = jax.nn.one_hot(labels, n_classes, dtype=dtype)
         else:
             if not _is_float(labels):
                 raise TypeError(f"For '{name}', with sparse=False 'labels' must be float one-hot vectors or "
                                 f"probabilities, but got {labels.dtype}; pass sparse=True for class indices.")
             self._same_shape(logits, labels)
-            target = labels.astype(dtype)
-        loss = -jnp.sum(target * jax.nn.log_softmax(logits.astype(dtype), axis=-1), axis=-1)
-        return self.get_loss(loss.astype(logits.dtype))
+        return self.get_loss(_softmax_cross_entropy(logits, labels, self.sparse, np.dtype(dtype)))

@@ -32,7 +32,7 @@ def add_beta_powers(opt, betas, shape):
     """MindSpore's ``beta1_power`` (and ``beta2_power``): 1 at first, times the float32 beta after each step."""
     for i, beta in enumerate(betas, 1):
         b = np.float32(beta)
-        opt.add_state(f"beta{i}_power", jnp.ones(shape, jnp.float32), rule=lambda old, *_, b=b: old * b)
+        opt.add_state(f"beta{i}_power", np.ones(shape, np.float32), rule=lambda old, *_, b=b: old * b)
 
 
 def scale_by_mindspore_adam(b1=0.9, b2=0.999, eps=1e-8, *, bias_correction=True, nesterov=False,

@@ -138,7 +138,7 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
         self.loss_scale = float(loss_scale)
         global_wd = self._check_weight_decay(weight_decay)
         params, group_dicts = self._parse_parameters(parameters)
-        self.global_step = Parameter(jnp.zeros((1,), jnp.int32), name="global_step", requires_grad=False)
+        self.global_step = Parameter(np.zeros((1,), np.int32), name="global_step", requires_grad=False)
 
         # Learning-rate sources: index 0 is the global one (MindSpore builds it even when
         # every group has its own), then one per group dict with an 'lr'.

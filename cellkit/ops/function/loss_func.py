@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .activation_func import float_arg, number_arg, tensor_arg
-from ...eager_jit import needs_values
+from ...eager_jit import eager_jit, needs_values
 from ._utils import exporter
 
 __all__ = []
@@ -225,6 +225,14 @@ def nll(op, logp, labels, weight, ignore_index, reduction, label_smoothing):
         raise ValueError(f"For '{op}', 'weight' must have one entry per class ({n_classes}), but got "
                          f"shape {tuple(weight.shape)}.")
     _labels_in_range(op, labels, n_classes, ignore_index)
+    return _nll_core(logp, labels, weight, ignore_index, reduction, label_smoothing)
+
+
+@eager_jit
+def _nll_core(logp, labels, weight, ignore_index, reduction, label_smoothing):
+    """:func:`nll` once its arguments are checked (one executable eagerly)."""
+    axis = _class_axis(logp)
+    n_classes = logp.shape[axis]
     keep = labels != ignore_index
     safe = jnp.where(keep, labels, 0)
     picked = jnp.squeeze(jnp.take_along_axis(logp, jnp.expand_dims(safe, axis), axis=axis), axis)
