@@ -175,8 +175,9 @@ def as_array(x) -> jax.Array:
     """``jnp.asarray(x)`` (same dtype, same weak type), without compiling a copy for a Python number
     or NumPy data.
 
-    >>> as_array(2.0)
-    Array(2., dtype=float32, weak_type=True)
+    >>> x = as_array(2.0)
+    >>> float(x), x.weak_type
+    (2.0, True)
     """
     if isinstance(x, jax.Array):
         return x
