@@ -61,7 +61,10 @@ MAX_STATIC = 8
 MAX_ENTRIES = 1024
 _enabled = [os.environ.get("CELLKIT_EAGER_JIT", "1").strip().lower() not in ("0", "off", "false", "no")]
 _Tracer = jax.core.Tracer
-_ArrayImpl = type(jax.numpy.zeros(()))
+try:
+    from jax._src.array import ArrayImpl as _ArrayImpl   # (not an array: that would start the backend at import)
+except ImportError:   # another jax
+    _ArrayImpl = type(jax.numpy.zeros(()))
 _STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, np.dtype, type,
                  np.generic)
 _stats = {"compiled": 0, "op_by_op": 0}

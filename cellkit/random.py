@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import random as _pyrandom
 import secrets
 
@@ -83,9 +84,16 @@ def next_key(num: int | None = None):
     >>> ms.random.next_key().shape, ms.random.next_key(4).shape
     ((), (4,))
     """
-    keys = jax.random.split(rng_state.value, 2 if num is None else num + 1)
-    rng_state._write(keys[0])
-    return keys[1] if num is None else keys[1:]
+    state, keys = _split(rng_state.value, num)
+    rng_state._write(state)
+    return keys
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def _split(key, num):
+    """(the stream's next state, one key or ``num`` keys): one executable, not a split and two slices."""
+    keys = jax.random.split(key, 2 if num is None else num + 1)
+    return keys[0], keys[1] if num is None else keys[1:]
 
 
 def _check_seed(seed, where):
@@ -155,9 +163,9 @@ class Generator:
 
     def next_key(self, num: int | None = None):
         """One fresh key (or ``num``), advancing the stream."""
-        keys = jax.random.split(self._param.value, 2 if num is None else num + 1)
-        self._param._write(keys[0])
-        return keys[1] if num is None else keys[1:]
+        state, keys = _split(self._param.value, num)
+        self._param._write(state)
+        return keys
 
     def __repr__(self):
         return "Generator(default)" if self._param is rng_state else f"Generator(initial_seed={self._initial})"
