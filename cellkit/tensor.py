@@ -168,6 +168,10 @@ def to_array(data, dtype=None, what="Tensor") -> jax.Array:
     check_data(data, what)
     if type(data) is np.ndarray and (dtype is None or dtype == data.dtype):
         return host_to_device(np.array(data, copy=True))
+    if kind is not None and dtype.kind in "biufc":   # (nested lists of) Python numbers: made on the host
+        host = np.array(data, dtype=dtype)
+        if host.dtype == dtype:
+            return host_to_device(host)
     return jnp.array(data, dtype=dtype, copy=True)
 
 
