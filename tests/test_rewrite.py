@@ -180,6 +180,29 @@ def test_targets_tuple_multiple_starred_and_attributes():
     assert h.buf.tolist() == [5.0, 1.0, 3.0]
 
 
+def test_loop_and_with_targets_that_are_subscripts():
+    """``for x[i] in ...`` and ``with ... as x[i]`` store into the Tensor, as NumPy's mutable arrays do."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def given(v):
+        yield v
+
+    def body(x):
+        seen = []
+        for x[0] in [1.0, 2.0]:
+            seen.append(float(x[0]))
+        for i, x[1] in enumerate([7.0, 9.0]):
+            seen.append(float(x[1]) + i)
+        with given(5.0) as x[2]:
+            seen.append(float(x[2]) * 2)
+        return x, seen
+    expected = body(np.zeros(3, np.float32))
+    got = rewrite_function(body)(jnp.zeros(3, jnp.float32))
+    np.testing.assert_array_equal(np.asarray(got[0]), expected[0])
+    assert got[1] == expected[1] == [1.0, 2.0, 7.0, 10.0, 10.0]
+
+
 def test_in_place_chain_and_comprehension():
     class Holder:
         pass

@@ -4,6 +4,7 @@
 ``x[i] += v``          ->  ``x = rw.augsetitem(x, i, "iadd", v)``
 ``x[i][j] = v``        ->  ``x = rw.store_back(x, i, rw.setitem(x[i], j, v))``
 ``obj.a[i] = v``       ->  ``rw.setattr_value(obj, "a", rw.setitem(obj.a, i, v))``
+``for x[i] in xs:``     ->  ``for t in xs: x = rw.setitem(x, i, t)`` (``with ... as x[i]`` too)
 ``x.add_(y)`` (statement)        ->  ``x = rw.inplace(x, "add_", y)``
 ``z = x.add_(y)`` (an expression) ->  ``z = (x := rw.inplace(x, "add_", y))``
 
@@ -248,6 +249,25 @@ class Rewriter(ast.NodeTransformer):
             stmts.append(ast.copy_location(ast.Delete(targets=[ast.Name(id=t, ctx=ast.Del()) for t in temps]),
                                            node))
         return stmts
+
+    def _bound_targets(self, node, holders):
+        """``for x[i] in ...`` / ``with ... as x[i]``: bind a temporary, store it at the loop body's start."""
+        self.generic_visit(node)
+        after = []
+        for holder, field in holders:
+            target = getattr(holder, field)
+            if target is not None and _has_subscript(target):
+                setattr(holder, field, self._split_target(target, after, node))
+        node.body[:0] = after
+        return node
+
+    def visit_For(self, node):
+        return self._bound_targets(node, [(node, "target")])
+
+    def visit_With(self, node):
+        return self._bound_targets(node, [(item, "optional_vars") for item in node.items])
+
+    visit_AsyncFor, visit_AsyncWith = visit_For, visit_With
 
     def visit_AnnAssign(self, node):
         self.generic_visit(node)
