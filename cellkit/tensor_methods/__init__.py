@@ -97,22 +97,27 @@ def install() -> None:
         return
     from ..parameter import Parameter
     for cls in array_classes():
+        have = set(dir(cls))   # (each name set below is added: a later table never replaces it)
         for name, fn in METHODS.items():
-            if name not in dir(cls):
+            if name not in have:
                 plain = name in _OP_BY_OP or not isinstance(fn, types.FunctionType)  # staticmethod: as it is
                 setattr(cls, name, _named(name, fn) if plain else eager_jit(_named(name, fn)))
+                have.add(name)
         for name, fget in PROPERTIES.items():
-            if name not in dir(cls):
+            if name not in have:
                 setattr(cls, name, property(fget))
+                have.add(name)
         for name, reason in UNSUPPORTED.items():
-            if name not in dir(cls):
+            if name not in have:
                 setattr(cls, name, _unsupported(name, reason))
+                have.add(name)
         for name, adapter in ADAPTERS.items():
             jax_method = getattr(cls, name)
             setattr(cls, name, functools.wraps(jax_method)(adapter(jax_method)))
         for name, (_, functional) in INPLACE.items():
-            if name not in dir(cls):
+            if name not in have:
                 setattr(cls, name, inplace.array_method(name, functional))
+                have.add(name)
         cls.__setitem__ = inplace.array_setitem
     for name, (fn, _) in INPLACE.items():
         if name not in dir(Parameter):

@@ -263,7 +263,6 @@ def _shape_error(name, args, err):
 def elementwise(name, jax_fn, doc, kind=None):
     """The MindSpore op ``name`` computed by ``jax_fn``: Parameters accepted, shape mismatches a
     ``ValueError`` and, for ``kind`` "float" or "int", inputs of the other kind a ``TypeError``."""
-    @functools.wraps(jax_fn)
     def op(*args, **kwargs):
         args = [_v(a) for a in args]
         arrays = [a for a in args if hasattr(a, "dtype")] or args[:1]
