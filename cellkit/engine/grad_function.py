@@ -14,12 +14,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import context
 from ..cell import Cell
 from ..parameter import Parameter, local
 from ..rewrite import rewrite_function
 from .backward import run_backward
 from .capture import Transformed
 from .frame import _apply_writes, _Rediscover, _run_in_frame, _to_values
+from .jit_function import JitFunction
 from .int_inputs import cast_back, cast_like, is_int, is_scalar, no_float0, out_dtypes, to_float, weak, zeros_of
 
 __all__ = ["grad", "value_and_grad", "GradFunction"]
@@ -184,6 +186,16 @@ class GradFunction(Transformed):
         return (gx[0] if single_x else tuple(gx)), gw
 
     def __call__(self, *args, **kwargs):
+        if local.frame is None and context.graph[0] and _graph_compilable(args, kwargs):
+            # GRAPH_MODE: forward and backward compiled together, as MindSpore compiles a gradient
+            # function in graph mode (the forward's Python runs when traced, not on every call).
+            jitted = self.__dict__.get("_graph_jit")
+            if jitted is None:
+                jitted = self._graph_jit = JitFunction(self._call)
+            return jitted(*args, **kwargs)
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args, **kwargs):
         sens = None
         if self.sens_param:
             if not args:
@@ -197,6 +209,13 @@ class GradFunction(Transformed):
         if self.has_aux:
             return grads, tuple(out[1:])
         return grads
+
+
+def _graph_compilable(args, kwargs) -> bool:
+    """Arrays (and Parameters) only: a Python number is a constant of MindSpore's graph and gets no
+    gradient, which a traced argument would."""
+    leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=lambda x: isinstance(x, Parameter))
+    return all(isinstance(x, (jax.Array, Parameter)) for x in leaves)
 
 
 def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False) -> GradFunction:
