@@ -14,7 +14,7 @@ import cellkit as ms
 from ms_fixtures import load
 from test_tensor_methods import assert_same, to_cellkit
 
-FAMILIES = ["tensor_linalg", "tensor_more"]
+FAMILIES = ["tensor_linalg", "tensor_more", "tensor_keywords"]
 PROPERTIES = {"mH"}
 FIXTURES = {family: load(family) for family in FAMILIES}
 CASES = [(family, name) for family in FAMILIES for name in FIXTURES[family]]

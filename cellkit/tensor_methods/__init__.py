@@ -113,7 +113,9 @@ def install() -> None:
                 have.add(name)
         for name, adapter in ADAPTERS.items():
             jax_method = getattr(cls, name)
-            setattr(cls, name, functools.wraps(jax_method)(adapter(jax_method)))
+            method = functools.wraps(jax_method)(adapter(jax_method))
+            del method.__wrapped__   # its signature is the adapter's (JAX's calls and MindSpore's), not JAX's
+            setattr(cls, name, method)
         for name, (_, functional) in INPLACE.items():
             if name not in have:
                 setattr(cls, name, inplace.array_method(name, functional))

@@ -112,14 +112,15 @@ def _geqrf(x):
     return geqrf(x)
 
 
-def _orgqr(x, tau):
-    """``Q`` from :meth:`geqrf`'s output."""
-    return jax.lax.linalg.householder_product(x, arr(tau))
+def _orgqr(x, input2):
+    """``Q`` from :meth:`geqrf`'s output (``input2``: its ``tau``)."""
+    return jax.lax.linalg.householder_product(x, arr(input2))
 
 
-def _ormqr(x, tau, other, left=True, transpose=False):
-    """``op(Q) @ other`` (``left``) or ``other @ op(Q)``, ``Q`` from :meth:`geqrf`'s output."""
-    return jax.lax.linalg.ormqr(x, arr(tau), arr(other), left=left, transpose=transpose)
+def _ormqr(x, input2, input3, left=True, transpose=False):
+    """``op(Q) @ input3`` (``left``) or ``input3 @ op(Q)``, ``Q`` from :meth:`geqrf`'s output (``input2``: its
+    ``tau``)."""
+    return jax.lax.linalg.ormqr(x, arr(input2), arr(input3), left=left, transpose=transpose)
 
 
 def _col2im(x, output_size, kernel_size, dilation, padding_value, stride):

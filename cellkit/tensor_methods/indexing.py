@@ -77,8 +77,8 @@ def _index_add(x, dim, index, source, *, alpha=1):
     return x.at[where].add(arr(source) * alpha)
 
 
-def _index_fill(x, dim, index, value):
-    where = (slice(None),) * (dim % x.ndim) + (arr(index),)
+def _index_fill(x, axis, index, value):
+    where = (slice(None),) * (axis % x.ndim) + (arr(index),)
     return x.at[where].set(arr(value))
 
 

@@ -104,7 +104,7 @@ METHODS = {
     "sub": _alpha(jnp.subtract),
     "subtract": _alpha(jnp.subtract),
     "mul": _binary(jnp.multiply),
-    "multiply": _binary(jnp.multiply),
+    "multiply": lambda x, value: jnp.multiply(x, arr(value)),
     "div": _div,
     "divide": _div,
     "true_divide": _binary(jnp.true_divide),
@@ -193,7 +193,7 @@ METHODS = {
     # matrix
     "matmul": _binary(jnp.matmul),
     "mm": _binary(jnp.matmul),
-    "bmm": _binary(jnp.matmul),
+    "bmm": lambda x, mat2: jnp.matmul(x, arr(mat2)),
     "mv": _binary(jnp.matmul),
     "inner": _binary(jnp.inner),
     "outer": _binary(jnp.outer),

@@ -121,6 +121,24 @@ def _nonzero(jax_nonzero):
     return nonzero
 
 
+def _keepdims_second(jax_fn):
+    def method(x, *args, **kwargs):
+        """Also MindSpore's ``(axis, keepdims)`` order: a bool second argument is ``keepdims``."""
+        if len(args) == 2 and isinstance(args[1], (bool, np.bool_)):
+            args, kwargs = args[:1], dict(kwargs, keepdims=bool(args[1]))
+        return jax_fn(x, *args, **kwargs)
+    return method
+
+
+def _mode_second(jax_fn):
+    def method(x, *args, **kwargs):
+        """Also MindSpore's ``(choices, mode)`` order: a string second argument is ``mode``."""
+        if len(args) == 2 and isinstance(args[1], str):
+            args, kwargs = args[:1], dict(kwargs, mode=args[1])
+        return jax_fn(x, *args, **kwargs)
+    return method
+
+
 def _median(x, axis=-1, keepdims=False, *, dim=None, keepdim=None):
     axis = axis if dim is None else dim
     keepdims = keepdims if keepdim is None else keepdim
@@ -171,8 +189,8 @@ METHODS = {
     "argmin_with_value": _with_value(jnp.argmin),
     "median": _median,
     "norm": _norm,
-    "cummax": lambda x, dim: _cum_extreme(x, dim, jnp.maximum),
-    "cummin": lambda x, dim: _cum_extreme(x, dim, jnp.minimum),
+    "cummax": lambda x, axis: _cum_extreme(x, axis, jnp.maximum),
+    "cummin": lambda x, axis: _cum_extreme(x, axis, jnp.minimum),
     "msort": lambda x: jnp.sort(x, axis=0),
 }
 
@@ -207,4 +225,6 @@ ADAPTERS = {
     "min": lambda f: _max_min(f, jnp.argmin),
     "sort": _sort,
     "nonzero": _nonzero,
+    "ptp": _keepdims_second,
+    "choose": _mode_second,
 }

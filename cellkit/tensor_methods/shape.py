@@ -172,6 +172,16 @@ def _squeeze(jax_squeeze):
     return squeeze
 
 
+def _swapaxes(jax_swapaxes):
+    def swapaxes(x, *args, **kwargs):
+        """Also MindSpore's keywords ``axis0``/``axis1`` (JAX's are ``axis1``/``axis2``)."""
+        if "axis0" in kwargs or (len(args) == 1 and "axis1" in kwargs and "axis2" not in kwargs):
+            first = args[0] if args else kwargs.pop("axis0")
+            return jax_swapaxes(x, first, kwargs.pop("axis1"))
+        return jax_swapaxes(x, *args, **kwargs)
+    return swapaxes
+
+
 def _flatten(jax_flatten):
     def flatten(x, *args, **kwargs):
         """``flatten(order)`` is JAX's; ``flatten(start_dim, end_dim)`` is MindSpore's."""
@@ -204,4 +214,5 @@ ADAPTERS = {
     "squeeze": _squeeze,
     "flatten": _flatten,
     "transpose": _transpose,
+    "swapaxes": _swapaxes,
 }

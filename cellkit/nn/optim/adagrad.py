@@ -23,6 +23,11 @@ from .optimizer import Optimizer
 __all__ = ["Adagrad", "ProximalAdagrad", "Adadelta", "FTRL"]
 
 
+def _construct_grads(self, grads):
+    """One step with the gradients ``grads`` (MindSpore's name for this optimizer's argument)."""
+    return Optimizer.construct(self, grads)
+
+
 class Adagrad(Optimizer):
     """Adagrad (``ApplyAdagrad``): ``accum += g**2``, ``w -= lr * g / sqrt(accum)``; ``accum`` starts at ``accum``.
 
@@ -46,6 +51,8 @@ class Adagrad(Optimizer):
     >>> w.asnumpy(), opt.accum[0].asnumpy()
     (array([0.9], dtype=float32), array([4.], dtype=float32))
     """
+
+    construct = _construct_grads
 
     _slot_names = {"sum_of_squares": "accum"}
     _ms_kernels = {"opt": "ApplyAdagrad"}
@@ -96,6 +103,8 @@ class ProximalAdagrad(Optimizer):
     array([0.85], dtype=float32)
     """
 
+    construct = _construct_grads
+
     _slot_names = {"accum": "accum"}
     _ms_kernels = {"opt": "ApplyProximalAdagrad", "sparse_opt": "SparseApplyProximalAdagrad"}
 
@@ -142,6 +151,8 @@ class Adadelta(Optimizer):
     (array([0.99684], dtype=float32), ['accum_update.w'])
     """
 
+    construct = _construct_grads
+
     _slot_names = {"e_g": "accum", "e_x": "accum_update"}
     _ms_kernels = {"opt": "ApplyAdadelta"}
 
@@ -187,6 +198,8 @@ class FTRL(Optimizer):
     >>> w.asnumpy().round(4), opt.linear[0].asnumpy().round(4)
     (array([-0.4142], dtype=float32), array([0.5858], dtype=float32))
     """
+
+    construct = _construct_grads
 
     _slot_names = {"moments": "moments", "linear": "linear"}
     _ms_kernels = {"opt": "ApplyFtrl", "sparse_opt": "SparseApplyFtrl"}
