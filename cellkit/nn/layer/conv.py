@@ -28,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import dtype as mstype
+from ... import ops
 from ...cell import Cell
 from ...ops.function._utils import _v
 from ...ops.function.conv_func import convolve as _convolve
@@ -114,6 +115,14 @@ class _Conv(Cell):
             raise ValueError(f"{self.cls_name}: expected an input of shape {want} ({layout}), "
                              f"got {shape}")
 
+    def _primitives(self, data_format):
+        # MindSpore's Conv1d/Conv2d keep their Primitives as attributes, which subclasses call
+        # (e.g. a weight-standardised convolution: ``self.conv2d(x, w)``).
+        self.conv2d = ops.Conv2D(out_channel=self.out_channels, kernel_size=self.kernel_size, mode=1,
+                                 pad_mode=self.pad_mode, pad=self.padding, stride=self.stride,
+                                 dilation=self.dilation, group=self.group, data_format=data_format)
+        self.bias_add = ops.BiasAdd(data_format=data_format)
+
     def _bias_value(self):
         return None if self.bias is None else self.bias.value
 
@@ -173,6 +182,7 @@ class Conv2d(_Conv):
                  data_format="NCHW", dtype=mstype.float32):
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation,
                          group, has_bias, weight_init, bias_init, data_format, dtype)
+        self._primitives(self.data_format)
 
     def construct(self, x):
         self._check_input(x, 4, self.data_format)
@@ -228,6 +238,7 @@ class Conv1d(_Conv):
         super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode, padding,
                          (1, dilation), group, has_bias, weight_init, bias_init, "NCHW", dtype)
         self.padding = (0, 0, int(padding), int(padding))
+        self._primitives("NCHW")
 
     def construct(self, x):
         self._check_input(x, 3, "NCW")
