@@ -7,11 +7,12 @@ lazy until first use). Random initializers draw their key from cellkit's
 random stream, so ``set_seed`` makes them reproducible. Each class also has a
 pure ``generate(key, shape, dtype)`` usable inside ``jax.jit``.
 
-Outside any trace, cellkit's random initializers draw on the host, as
-MindSpore's do: a NumPy generator seeded from the stream's next key, the array
-then copied to the device. Building a model therefore compiles nothing per
-weight shape (``jax.random`` on the device would compile one executable per
-initializer and shape). Inside a trace ``generate`` draws with ``jax.random``.
+Outside any trace, cellkit's random initializers take their numbers from
+:mod:`cellkit.draws`: the same numbers ``jax.random`` gives for the key (so an
+eager build and a sharded ``parallel.initialize`` agree), made by one
+executable per distribution instead of one per weight shape, and finished on
+the host. Building a model therefore compiles a handful of programs, not one
+per shape. Inside a trace ``generate`` draws with ``jax.random``.
 
 >>> import cellkit as ms
 >>> from cellkit.common.initializer import initializer, Normal
@@ -40,6 +41,7 @@ from . import dtype as mstype
 from . import random as ckrandom
 from .tensor import _initializer as _tensor_initializer_slot  # (cellkit.tensor is also ms.tensor, a function)
 from .tensor import host_to_device
+from . import draws
 from .suggest import did_you_mean
 
 __all__ = [
@@ -114,8 +116,11 @@ class Initializer:
         if type(self) in (Zero, One) and _eager():   # made on the host and copied over: no compilation
             return host_to_device(np.full(shape, 0 if type(self) is Zero else 1, np.dtype(dtype)))
         if self.random and type(self).__module__ == __name__ and not isinstance(key, jax.core.Tracer):
-            if self.host and _eager():   # drawn on the host: no compilation per shape
-                return host_to_device(np.asarray(self.generate(_HostDraw(key), shape, np.dtype(dtype))))
+            if self.host and _eager():   # jax.random's numbers without a compilation per shape
+                try:
+                    return host_to_device(np.asarray(self.generate(_HostDraw(key), shape, np.dtype(dtype))))
+                except _NoHostDraw:
+                    pass
             try:   # cellkit's own random initializers: one compiled executable per (initializer, shape)
                 return _generate(self, key, shape, np.dtype(dtype))
             except Exception:   # noqa: BLE001 - unhashable settings, a draw jit cannot trace: eagerly
@@ -148,26 +153,32 @@ def _generate(init, key, shape, dtype):
 
 
 class _HostDraw:
-    """A NumPy generator seeded from a cellkit key: what ``generate`` gets as its key outside a trace."""
+    """What ``generate`` gets as its key outside a trace: jax.random's draws for that key, made by
+    :mod:`cellkit.draws` (one executable per distribution, not per shape), as NumPy arrays."""
 
     def __init__(self, key):
-        data = np.asarray(jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key)
-        self.rng = np.random.default_rng(data.astype(np.uint64).ravel().tolist())
+        self.key = key
+
+    def _draw(self, kind, shape, dtype, *bounds):
+        out = draws.standard(kind, self.key, shape, dtype, *bounds)
+        if out is None:
+            raise _NoHostDraw
+        return out
 
     def normal(self, shape, dtype):
-        return self.rng.standard_normal(shape, np.float32 if np.dtype(dtype).itemsize <= 4 else np.float64)
+        return self._draw("normal", shape, dtype)
 
     def uniform(self, shape, dtype, lo, hi):
-        return self.rng.uniform(lo, hi, shape)
+        floats = self._draw("uniform", shape, dtype)
+        lo, hi = np.asarray(lo, floats.dtype), np.asarray(hi, floats.dtype)
+        return np.maximum(lo, floats * (hi - lo) + lo)
 
     def truncated_normal(self, lo, hi, shape, dtype):
-        """Standard normal draws, each redrawn until inside [lo, hi]."""
-        out = self.normal(shape, dtype)
-        bad = (out < lo) | (out > hi)
-        while bad.any():
-            out[bad] = self.normal(int(bad.sum()), dtype)
-            bad = (out < lo) | (out > hi)
-        return out
+        return self._draw("truncated_normal", shape, dtype, lo, hi)
+
+
+class _NoHostDraw(Exception):
+    """The key or dtype is one :mod:`cellkit.draws` does not serve: draw with jax.random."""
 
 
 def _normal(key, shape, dtype):
@@ -178,11 +189,6 @@ def _uniform(key, shape, dtype, lo, hi):
     if isinstance(key, _HostDraw):
         return key.uniform(shape, dtype, lo, hi)
     return jax.random.uniform(key, shape, dtype, lo, hi)
-
-
-def _mass(lo, hi):
-    """P(lo <= Z <= hi) for a standard normal Z."""
-    return 0.5 * (math.erf(hi / math.sqrt(2)) - math.erf(lo / math.sqrt(2)))
 
 
 def _real(key, shape, dtype, draw):
@@ -249,6 +255,7 @@ class Uniform(Initializer):
 @_register()
 class TruncatedNormal(Initializer):
     """N(mean, sigma²) truncated to ``[a, b]`` (absolute bounds, as MindSpore)."""
+    host = True
 
     def __init__(self, sigma=0.01, mean=0.0, a=-2.0, b=2.0):
         super().__init__(sigma=sigma, mean=mean, a=a, b=b)
@@ -259,10 +266,6 @@ class TruncatedNormal(Initializer):
             return _real(key, shape, dtype, lambda k, s, d: self.mean + self.sigma * k.truncated_normal(lo, hi, s, d))
         return _real(key, shape, dtype, lambda k, s, d: self.mean + self.sigma *
                      jax.random.truncated_normal(k, lo, hi, s, d))
-
-    @property
-    def host(self):   # redrawing on the host pays while most draws land inside [a, b]
-        return _mass((self.a - self.mean) / self.sigma, (self.b - self.mean) / self.sigma) > 0.2
 
 
 @_register("xavier_uniform")

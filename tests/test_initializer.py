@@ -120,8 +120,9 @@ def _compilations(fn):
 
 
 def test_eager_random_initializers_compile_nothing_per_shape():
-    """Drawn on the host, as MindSpore's are: a model's many weight shapes cost no XLA compilation."""
-    draw("normal", (2, 2))   # the stream's own split, once
+    """One executable per distribution (cellkit.draws), none per weight shape."""
+    for obj in HOST_DRAWN:   # the stream's split and each distribution's executable, once
+        draw(obj, (2, 2))
 
     def build():
         for i, obj in enumerate(HOST_DRAWN):
@@ -131,8 +132,8 @@ def test_eager_random_initializers_compile_nothing_per_shape():
 
 
 @pytest.mark.parametrize("obj", HOST_DRAWN, ids=lambda o: type(o).__name__)
-def test_host_draws_keep_dtype_and_seed(obj):
-    for dtype in (ms.float16, ms.bfloat16, ms.float32):
+def test_eager_draws_keep_dtype_and_seed(obj):
+    for dtype in (ms.float16, ms.bfloat16, ms.float32):   # half precision: jax.random itself
         ms.set_seed(7)
         a = initializer(obj, (64, 32), dtype).init_data()
         ms.set_seed(7)
@@ -150,6 +151,19 @@ def test_truncated_normal_on_the_host_respects_its_bounds_and_moments():
     pdf = lambda z: math.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
     cdf = lambda z: 0.5 * (1 + math.erf(z / math.sqrt(2)))  # noqa: E731
     assert abs(t.mean() - (pdf(-1) - pdf(1.5)) / (cdf(1.5) - cdf(-1))) < 0.01
+
+
+@pytest.mark.parametrize("obj", HOST_DRAWN, ids=lambda o: type(o).__name__)
+def test_eager_draws_are_the_traced_draws(obj):
+    """Eagerly, inside jit or sharded by parallel.initialize: the same numbers for the same key."""
+    import jax
+    key = jax.random.key(11)
+    for shape in ((5, 7), (300, 260)):   # one chunk, several
+        traced = jax.jit(lambda k, o=obj, s=shape: o.generate(k, s, np.dtype(np.float32)))(key)
+        from cellkit.initializer import _HostDraw
+        eager = _HostDraw(key)
+        np.testing.assert_allclose(obj.generate(eager, shape, np.dtype(np.float32)), np.asarray(traced),
+                                   rtol=2e-6, atol=1e-7)
 
 
 def test_random_initializers_inside_jit_draw_with_jax_random():

@@ -1,0 +1,44 @@
+"""cellkit.draws: jax.random's standard draws, any size, one executable per distribution."""
+
+import jax
+import numpy as np
+import pytest
+
+from cellkit import draws
+
+DTYPE = np.dtype(np.float64 if jax.config.jax_enable_x64 else np.float32)
+SHAPES = [(), (1,), (3, 5), (0, 4), (draws.CHUNK + 17,), (2, 300, 130)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_the_same_numbers_as_jax_random(shape):
+    key = jax.random.key(5)
+    np.testing.assert_array_equal(draws.standard("normal", key, shape, DTYPE),
+                                  np.asarray(jax.random.normal(key, shape, DTYPE)))
+    np.testing.assert_array_equal(draws.standard("uniform", key, shape, DTYPE),
+                                  np.asarray(jax.random.uniform(key, shape, DTYPE)))
+    np.testing.assert_array_equal(draws.standard("truncated_normal", key, shape, DTYPE, -1.5, 0.5),
+                                  np.asarray(jax.random.truncated_normal(key, -1.5, 0.5, shape, DTYPE)))
+
+
+def test_one_executable_per_distribution():
+    from jax import monitoring
+    key = jax.random.key(1)
+    draws.standard("normal", key, (4,), DTYPE)
+    count = [0]
+
+    def on_duration(event, duration, **_):
+        if event == "/jax/core/compile/backend_compile_duration":
+            count[0] += 1
+    monitoring.register_event_duration_secs_listener(on_duration)
+    try:
+        for shape in ((7, 3), (11,), (2, 3, 4, 5), (draws.CHUNK * 2 + 1,)):
+            draws.standard("normal", key, shape, DTYPE)
+    finally:
+        monitoring.unregister_event_duration_listener(on_duration)
+    assert count[0] == 0
+
+
+def test_unsupported_keys_and_dtypes_say_so():
+    assert draws.standard("normal", jax.random.key(0), (3,), np.dtype(np.float16)) is None
+    assert draws.standard("normal", jax.random.key(0, impl="rbg"), (3,), DTYPE) is None
