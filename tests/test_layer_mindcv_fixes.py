@@ -1,0 +1,75 @@
+"""Small cases behind fixes found by running mindcv's model families, against MindSpore 2.10.
+
+Recorded by ``tests/fixtures/record/record_layer_mindcv_fixes.py``; each case is the smallest
+piece of a mindcv model that cellkit first got wrong.
+"""
+
+import numpy as np
+import pytest
+
+import cellkit as ms
+from cellkit import nn, ops
+from ms_fixtures import load
+
+RTOL, ATOL = 1e-5, 1e-6
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return load("layer_mindcv_fixes")
+
+
+def with_grads(net, *inputs):
+    """``(output, input gradients, Parameter gradients)`` of ``sum(output * weights)``, as recorded."""
+    out = net(*[ms.Tensor(x) for x in inputs])
+    w = ms.Tensor(np.random.default_rng(99).uniform(-1, 1, out.shape).astype(np.float32))
+    params = net.trainable_params()
+
+    def loss(*xs):
+        return (net(*xs) * w).sum()
+
+    gx, gw = ms.grad(loss, tuple(range(len(inputs))), params)(*[ms.Tensor(x) for x in inputs])
+    return np.asarray(out), [np.asarray(g) for g in gx], {p.name: np.asarray(g) for p, g in zip(params, gw)}
+
+
+def assert_close(got, want):
+    if isinstance(want, dict):
+        assert sorted(got) == sorted(want)
+        for k in want:
+            assert_close(got[k], want[k])
+    elif isinstance(want, (list, tuple)):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_close(g, w)
+    else:
+        np.testing.assert_allclose(np.asarray(got), want, rtol=RTOL, atol=ATOL)
+
+
+class _First(nn.Cell):
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    def construct(self, x):
+        return self.cell(x)[0]
+
+
+class ChannelsFirstLayerNorm(nn.LayerNorm):
+    """mindcv's ConvNextLayerNorm (convnext, convnextv2): calls ``nn.LayerNorm``'s ``layer_norm`` Primitive."""
+
+    def construct(self, x):
+        x = ops.transpose(x, (0, 2, 3, 1))
+        y, mean, var = self.layer_norm(x, self.gamma, self.beta)
+        return ops.transpose(y, (0, 3, 1, 2)), mean, var
+
+
+def test_layer_norm_holds_its_primitive(recorded):
+    case = recorded["layer_norm_attribute"]
+    x, gamma, beta = case["inputs"]
+    ln = ChannelsFirstLayerNorm((3,), epsilon=1e-6)
+    assert isinstance(ln.layer_norm, ops.LayerNorm)
+    ln.gamma.set_data(ms.Tensor(gamma))
+    ln.beta.set_data(ms.Tensor(beta))
+    y, mean, var = ln(ms.Tensor(x))
+    _, gx, gw = with_grads(nn.SequentialCell([_First(ln)]), x)
+    assert_close((y, mean, var, gx, gw), case["output"])
