@@ -98,6 +98,14 @@ def test_mindcv_subset(create_model, recorded, arch):
 # Seen to differ from MindSpore, cause not yet found.
 KNOWN = {a: "differs from MindSpore's recording (not yet diagnosed)"
          for a in ("regnet_x_200mf", "shufflenet_v2_x0_5", "mnasnet_050")}
+# Diagnosed: cellkit computes the exact value (checked in float64) and MindSpore's differs.
+KNOWN["repvgg_a0"] = ("float32 rounding decides one ReLU: a pre-activation of stage3.9 is 1.6e-6 in float64, "
+                      "-7.1e-6 in MindSpore and +1.6e-5 here, so every gradient before it differs by ~0.4% "
+                      "(cellkit's are within 1.5e-5 of float64's) and the eval output after the step by ~0.2%")
+KNOWN["mobilevit_xx_small"] = ("MindSpore's gradient is wrong: once PyNative has differentiated a softmax over an "
+                               "axis of length 1 (layer_5's attention over 1 patch), later softmax gradients skip "
+                               "the sum over the axis (y*dy - y*(dy*y)), so layer_4's and earlier attention "
+                               "gradients differ; cellkit's match float64 (docs/differences.md)")
 
 
 @pytest.mark.slow

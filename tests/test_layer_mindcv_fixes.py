@@ -73,3 +73,21 @@ def test_layer_norm_holds_its_primitive(recorded):
     y, mean, var = ln(ms.Tensor(x))
     _, gx, gw = with_grads(nn.SequentialCell([_First(ln)]), x)
     assert_close((y, mean, var, gx, gw), case["output"])
+
+
+def test_softmax_gradient_after_a_softmax_over_one_element():
+    """MindSpore 2.10 (PyNative, CPU) drops the sum in later softmax gradients once it has
+    differentiated a softmax over an axis of length 1 (mindcv's mobilevit at 64 pixels); cellkit's
+    gradient is the true one whatever ran before (against ``jax.nn.softmax``)."""
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(0)
+    x1, w1 = rng.uniform(-1, 1, (2, 3, 1)).astype(np.float32), rng.uniform(-1, 1, (2, 3, 1)).astype(np.float32)
+    x, w = rng.uniform(-1, 1, (2, 3, 4)).astype(np.float32), rng.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
+    softmax = nn.Softmax(axis=-1)
+    g1 = ms.grad(lambda t: (softmax(t) * ms.Tensor(w1)).sum())(ms.Tensor(x1))
+    np.testing.assert_array_equal(np.asarray(g1), np.zeros_like(x1))
+    got = ms.grad(lambda t: (softmax(t) * ms.Tensor(w)).sum())(ms.Tensor(x))
+    want = jax.grad(lambda t: (jax.nn.softmax(t, -1) * w).sum())(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
