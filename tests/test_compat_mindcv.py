@@ -106,6 +106,10 @@ KNOWN["mobilevit_xx_small"] = ("MindSpore's gradient is wrong: once PyNative has
                                "axis of length 1 (layer_5's attention over 1 patch), later softmax gradients skip "
                                "the sum over the axis (y*dy - y*(dy*y)), so layer_4's and earlier attention "
                                "gradients differ; cellkit's match float64 (docs/differences.md)")
+KNOWN["hrnet_w32"] = ("float32 rounding dominates at 64 pixels: against float64, the eval output (up to 497) "
+                      "is off by 0.016 here and 0.011 in MindSpore, the training loss by 1.2e-4 and 6e-5, and "
+                      "gradients by up to 9% and 13%, so the two float32 results differ as much as each "
+                      "differs from the exact one")
 
 
 @pytest.mark.slow
