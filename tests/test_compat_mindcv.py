@@ -110,6 +110,9 @@ KNOWN["hrnet_w32"] = ("float32 rounding dominates at 64 pixels: against float64,
                       "is off by 0.016 here and 0.011 in MindSpore, the training loss by 1.2e-4 and 6e-5, and "
                       "gradients by up to 9% and 13%, so the two float32 results differ as much as each "
                       "differs from the exact one")
+KNOWN["inception_v4"] = ("float32 rounding dominates the training step: against float64 (loss 2.452281) the "
+                         "loss is 2.452398 here and 2.452677 in MindSpore, and the median Parameter gradient "
+                         "is off by 12% here and 11.5% in MindSpore (13.7% between the two); eval matches")
 
 
 @pytest.mark.slow
