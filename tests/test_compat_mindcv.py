@@ -113,6 +113,9 @@ KNOWN["hrnet_w32"] = ("float32 rounding dominates at 64 pixels: against float64,
 KNOWN["inception_v4"] = ("float32 rounding dominates the training step: against float64 (loss 2.452281) the "
                          "loss is 2.452398 here and 2.452677 in MindSpore, and the median Parameter gradient "
                          "is off by 12% here and 11.5% in MindSpore (13.7% between the two); eval matches")
+KNOWN["vgg11"] = ("float32 rounding decides one ReLU: a pre-activation of features.12 is 6.9e-9 in float64, "
+                  "+3.8e-7 in MindSpore and -4.2e-7 here, so the gradients of features.0-11 differ by ~0.3% "
+                  "and the eval output after the step by 4.3e-5 (eval, loss and gradient norms match)")
 
 
 @pytest.mark.slow
