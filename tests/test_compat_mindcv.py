@@ -100,6 +100,24 @@ def test_mindcv_subset(create_model, recorded, arch):
 # Seen to differ from MindSpore, cause not yet found.
 KNOWN = {a: "differs from MindSpore's recording (not yet diagnosed)"
          for a in ("regnet_x_200mf", "shufflenet_v2_x0_5", "mnasnet_050")}
+# Diagnosed: cellkit computes the exact value (checked in float64) and MindSpore's differs.
+KNOWN["repvgg_a0"] = ("float32 rounding decides one ReLU: a pre-activation of stage3.9 is 1.6e-6 in float64, "
+                      "-7.1e-6 in MindSpore and +1.6e-5 here, so every gradient before it differs by ~0.4% "
+                      "(cellkit's are within 1.5e-5 of float64's) and the eval output after the step by ~0.2%")
+KNOWN["mobilevit_xx_small"] = ("MindSpore's gradient is wrong: once PyNative has differentiated a softmax over an "
+                               "axis of length 1 (layer_5's attention over 1 patch), later softmax gradients skip "
+                               "the sum over the axis (y*dy - y*(dy*y)), so layer_4's and earlier attention "
+                               "gradients differ; cellkit's match float64 (docs/differences.md)")
+KNOWN["hrnet_w32"] = ("float32 rounding dominates at 64 pixels: against float64, the eval output (up to 497) "
+                      "is off by 0.016 here and 0.011 in MindSpore, the training loss by 1.2e-4 and 6e-5, and "
+                      "gradients by up to 9% and 13%, so the two float32 results differ as much as each "
+                      "differs from the exact one")
+KNOWN["inception_v4"] = ("float32 rounding dominates the training step: against float64 (loss 2.452281) the "
+                         "loss is 2.452398 here and 2.452677 in MindSpore, and the median Parameter gradient "
+                         "is off by 12% here and 11.5% in MindSpore (13.7% between the two); eval matches")
+KNOWN["vgg11"] = ("float32 rounding decides one ReLU: a pre-activation of features.12 is 6.9e-9 in float64, "
+                  "+3.8e-7 in MindSpore and -4.2e-7 here, so the gradients of features.0-11 differ by ~0.3% "
+                  "and the eval output after the step by 4.3e-5 (eval, loss and gradient norms match)")
 
 # Float32 rounding: the eval output and the training loss match, but at a batch of 2 the
 # gradient norms of the first layers (mostly BatchNorm's gamma and beta, sums of many terms that

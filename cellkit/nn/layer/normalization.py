@@ -296,6 +296,9 @@ class LayerNorm(Cell):
         shape = tuple(positive_int(s, "normalized_shape item", name) for s in normalized_shape)
         self.gamma = make_param(gamma_init, shape, dtype, "gamma", what=name)
         self.beta = make_param(beta_init, shape, dtype, "beta", what=name)
+        # MindSpore's attribute: subclasses (mindcv's ConvNextLayerNorm) call it in their construct.
+        self.layer_norm = ops.LayerNorm(begin_norm_axis=begin_norm_axis, begin_params_axis=begin_params_axis,
+                                        epsilon=epsilon)
 
     def construct(self, input_x):
         x = _v(input_x)
