@@ -95,9 +95,18 @@ def test_mindcv_subset(create_model, recorded, arch):
     check(create_model, recorded, arch)
 
 
-# Seen to differ from MindSpore, cause not yet found.
-KNOWN = {a: "differs from MindSpore's recording (not yet diagnosed)"
-         for a in ("regnet_x_200mf", "shufflenet_v2_x0_5", "mnasnet_050")}
+# Float32 rounding decides a ReLU gate: a pre-activation within ~3e-5 of zero after training-mode
+# BatchNorm falls on one side in MindSpore and on the other in cellkit, so gradients upstream of
+# it differ (eval output and loss match). Against a float64 run of the same model, one framework
+# or the other is the one off, depending on the input side (64, 128, 224 pixels tried).
+KNOWN = {
+    "shufflenet_v2_x0_5": "float32 rounding decides a ReLU gate: at 64 px conv_last.1's output "
+                          "[0, 179, 0, 0] is +3.3e-5 in float64, +1.9e-5 here, -3.6e-5 in MindSpore "
+                          "(gradient norms up to 0.8% apart)",
+    "mnasnet_050": "float32 rounding decides a ReLU gate: at 64 px features.23.layers.4's output "
+                   "[0, 569, 0, 0] is -5.1e-6 in float64, +2.6e-5 here, -2.9e-5 in MindSpore "
+                   "(gradient norms up to 1.8% apart)",
+}
 
 
 @pytest.mark.slow
