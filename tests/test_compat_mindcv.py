@@ -109,6 +109,9 @@ KNOWN = {
     "pnasnet": "float32 rounding decides a ReLU gate: at 64 px cell_7's output [1, 750, 1, 1] (cell_8's "
                "conv_1x1 ReLU input) is +1.05e-4 in float64, +1.34e-4 here, -5.1e-5 in MindSpore (gradient norms of "
                "cell_7.comb_iter_3 and of the Parameters before it up to 2.1% apart)",
+    "vgg11": "float32 rounding of the post-step output: eval output, loss and gradient norms match, but "
+             "the output after one SGD step is 6.3e-5 from MindSpore's (2.5e-5 in float64, within the "
+             "tolerance; cellkit's float32 and float64 runs differ by 4.8e-5)",
 }
 
 
