@@ -78,6 +78,7 @@ def check(create_model, recorded, arch):
     C.train_mode(net)
     loss, norms = C.step(cellkit, net, x, labels)
     np.testing.assert_allclose(loss, expected["loss"], rtol=RTOL, err_msg=f"{arch}: training loss")
+    _rounding(arch, "gradients")
     got = np.array([norms[n] for n in case["trainable"]])
     # A gradient that is zero in exact arithmetic (the shift of a BatchNorm whose output feeds
     # another BatchNorm) is rounding noise in both frameworks: compared to a floor of 1e-5 of
@@ -85,9 +86,16 @@ def check(create_model, recorded, arch):
     floor = 1e-5 * float(np.max(expected["grad_norms"]))
     np.testing.assert_allclose(got, expected["grad_norms"], rtol=RTOL_GRAD, atol=floor,
                                err_msg=f"{arch}: gradient norms")
+    _rounding(arch, "after_step")
     net.set_train(False)
     np.testing.assert_allclose(np.asarray(net(cellkit.Tensor(x))), expected["after_step"], rtol=RTOL, atol=ATOL,
                                err_msg=f"{arch}: eval output after one SGD step")
+
+
+def _rounding(arch, stage):
+    """From ``stage`` on, a family of ``ROUNDING`` is an expected failure (what came before was asserted)."""
+    if arch in ROUNDING and ROUNDING[arch][0] == stage:
+        pytest.xfail(f"{arch}: float32 rounding decides {stage}: {ROUNDING[arch][1]}")
 
 
 @pytest.mark.parametrize("arch", SUBSET)
@@ -95,23 +103,25 @@ def test_mindcv_subset(create_model, recorded, arch):
     check(create_model, recorded, arch)
 
 
-# Float32 rounding decides a ReLU gate: a pre-activation within ~3e-5 of zero after training-mode
-# BatchNorm falls on one side in MindSpore and on the other in cellkit, so gradients upstream of
-# it differ (eval output and loss match). Against a float64 run of the same model, one framework
-# or the other is the one off, depending on the input side (64, 128, 224 pixels tried).
-KNOWN = {
-    "shufflenet_v2_x0_5": "float32 rounding decides a ReLU gate: at 64 px conv_last.1's output "
-                          "[0, 179, 0, 0] is +3.3e-5 in float64, +1.9e-5 here, -3.6e-5 in MindSpore "
-                          "(gradient norms up to 0.8% apart)",
-    "mnasnet_050": "float32 rounding decides a ReLU gate: at 64 px features.23.layers.4's output "
-                   "[0, 569, 0, 0] is -5.1e-6 in float64, +2.6e-5 here, -2.9e-5 in MindSpore "
-                   "(gradient norms up to 1.8% apart)",
-    "pnasnet": "float32 rounding decides a ReLU gate: at 64 px cell_7's output [1, 750, 1, 1] (cell_8's "
-               "conv_1x1 ReLU input) is +1.05e-4 in float64, +1.34e-4 here, -5.1e-5 in MindSpore (gradient norms of "
-               "cell_7.comb_iter_3 and of the Parameters before it up to 2.1% apart)",
-    "vgg11": "float32 rounding of the post-step output: eval output, loss and gradient norms match, but "
-             "the output after one SGD step is 6.3e-5 from MindSpore's (2.5e-5 in float64, within the "
-             "tolerance; cellkit's float32 and float64 runs differ by 4.8e-5)",
+# Seen to differ from MindSpore, cause not yet found.
+KNOWN = {}
+
+# Float32 rounding, from a stage on ("gradients": eval output and training loss are asserted and
+# match; "after_step": gradient norms too). Mostly a ReLU gate that rounding decides: a
+# pre-activation within ~1e-4 of zero after training-mode BatchNorm falls on one side in
+# MindSpore and on the other in cellkit, so gradients upstream of it differ. Against a float64
+# run of the same model, one framework or the other is the one off, depending on the input side
+# (64, 128, 224 pixels tried).
+ROUNDING = {
+    "shufflenet_v2_x0_5": ("gradients", "a ReLU gate: at 64 px conv_last.1's output [0, 179, 0, 0] is +3.3e-5 in "
+                           "float64, +1.9e-5 here, -3.6e-5 in MindSpore (gradient norms up to 0.8% apart)"),
+    "mnasnet_050": ("gradients", "a ReLU gate: at 64 px features.23.layers.4's output [0, 569, 0, 0] is -5.1e-6 "
+                    "in float64, +2.6e-5 here, -2.9e-5 in MindSpore (gradient norms up to 1.8% apart)"),
+    "pnasnet": ("gradients", "a ReLU gate: at 64 px cell_7's output [1, 750, 1, 1] (a ReLU input in cell_8) is "
+                "+1.05e-4 in float64, +1.34e-4 here, -5.1e-5 in MindSpore (gradient norms of cell_7.comb_iter_3 "
+                "and of the Parameters before it up to 2.1% apart)"),
+    "vgg11": ("after_step", "the output after one SGD step is 6.3e-5 from MindSpore's (2.5e-5 in float64, "
+              "within the tolerance; cellkit's float32 and float64 runs differ by 4.8e-5)"),
 }
 
 
