@@ -94,12 +94,23 @@ def _mish(x):
     return x * jnp.tanh(jax.nn.softplus(x))
 
 
+# ReLU6 and HSwish as MindSpore differentiates them at their kinks: ReLU6's slope is 1 on
+# (0, 6] (0 at 0, 1 at 6) and HSwish's is (2x + 3) / 6 on [-3, 3] (-0.5 at -3, 1.5 at 3),
+# where jax.nn's give the other one-sided slope at 6, -3 and 3.
+def _relu6(x):
+    return jnp.where(x > 6, jnp.asarray(6, x.dtype), jnp.where(x <= 0, jnp.zeros((), x.dtype), x))
+
+
+def _hardswish(x):
+    return jnp.where(x < -3, jnp.zeros((), x.dtype), jnp.where(x > 3, x, x * ((x + 3) / 6)))
+
+
 UNARY = {
     "sigmoid": (jax.nn.sigmoid, "input", "float", "1 / (1 + exp(-x))"),
     "silu": (jax.nn.silu, "input", "float", "x * sigmoid(x)"),
-    "relu6": (jax.nn.relu6, "x", "float", "min(max(x, 0), 6)"),
+    "relu6": (_relu6, "x", "float", "min(max(x, 0), 6)"),
     "selu": (jax.nn.selu, "input_x", "keep", "scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))"),
-    "hardswish": (jax.nn.hard_swish, "input", "keep", "x * relu6(x + 3) / 6"),
+    "hardswish": (_hardswish, "input", "keep", "x * relu6(x + 3) / 6"),
     "hardsigmoid": (jax.nn.hard_sigmoid, "input", "keep", "relu6(x + 3) / 6"),
     "mish": (_mish, "x", "float", "x * tanh(softplus(x))"),
     "logsigmoid": (jax.nn.log_sigmoid, "x", "float", "log(sigmoid(x))"),
