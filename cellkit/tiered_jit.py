@@ -18,12 +18,16 @@ is ``jax.jit``. The options change LLVM's code generation, not the HLO computed
 ``a * b + c`` into a fused multiply-add, so the first calls of an executable may
 differ from later ones in the last bit.
 
-``CELLKIT_TIERED_JIT=0`` (read at import) or :func:`set_enabled` turns tiering off.
+Tiering is off by default, because of that last bit: with it an executable's
+ninth call can differ from its first for the same inputs, which reproducibility
+checks and exact comparisons notice. ``CELLKIT_TIERED_JIT=1`` (read at import)
+or :func:`set_enabled` turns it on (about a third less compile time for each
+eager executable on CPU).
 
 >>> import jax.numpy as jnp
 >>> from cellkit.tiered_jit import tiered_jit
->>> f = tiered_jit(lambda x: jnp.sin(x) * 2)
->>> [round(float(f(jnp.float32(0.5))), 4) for _ in range(10)][-1]   # cheap tier, then the optimised one
+>>> f = tiered_jit(lambda x: jnp.sin(x) * 2)   # jax.jit unless tiering is on
+>>> round(float(f(jnp.float32(0.5))), 4)
 0.9589
 """
 
@@ -38,7 +42,7 @@ __all__ = ["tiered_jit", "FAST_OPTIONS", "HOT", "set_enabled", "enabled"]
 FAST_OPTIONS = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
 HOT = 8
 _MAX_SIGNATURES = 4096
-_enabled = [os.environ.get("CELLKIT_TIERED_JIT", "1").strip().lower() not in ("0", "off", "false", "no")]
+_enabled = [os.environ.get("CELLKIT_TIERED_JIT", "0").strip().lower() in ("1", "on", "true", "yes")]
 _cpu = []   # [bool] once known (asking starts JAX's backend, so not at import)
 _Tracer = jax.core.Tracer
 

@@ -12,6 +12,14 @@ from cellkit import tiered_jit as tj
 pytestmark = pytest.mark.skipif(jax.default_backend() != "cpu", reason="tiering applies on CPU only")
 
 
+@pytest.fixture(autouse=True)
+def tiering_on():
+    before = tj._enabled[0]
+    tj.set_enabled(True)
+    yield
+    tj.set_enabled(before)
+
+
 def _compiles(fn):
     count = [0]
 
@@ -52,12 +60,18 @@ def test_traced_calls_use_plain_jit():
 def test_disabled_is_plain_jit():
     f = tj.tiered_jit(lambda x: x * 2 + 1)
     tj.set_enabled(False)
-    try:
-        x = jnp.ones(11)
-        n, _ = _compiles(lambda: [f(x) for _ in range(tj.HOT + 2)])
-    finally:
-        tj.set_enabled(True)
+    x = jnp.ones(11)
+    n, _ = _compiles(lambda: [f(x) for _ in range(tj.HOT + 2)])
     assert n == 1 and f.calls == {}
+
+
+def test_off_by_default_in_a_fresh_process():
+    import subprocess
+    import sys
+    code = "import cellkit.tiered_jit as t; print(t.enabled())"
+    env = {k: v for k, v in __import__("os").environ.items() if k != "CELLKIT_TIERED_JIT"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "False"
 
 
 K = jax.random.split(jax.random.key(0), 4)
