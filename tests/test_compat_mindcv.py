@@ -100,6 +100,10 @@ def test_mindcv_subset(create_model, recorded, arch):
 # Seen to differ from MindSpore, cause not yet found.
 KNOWN = {a: "differs from MindSpore's recording (not yet diagnosed)"
          for a in ("regnet_x_200mf", "shufflenet_v2_x0_5", "mnasnet_050")}
+# Eval output, loss and gradient norms match; after the SGD step (133M Parameters, outputs moved
+# by 0.7) the eval output is 6e-5 from MindSpore's: float32 rounding, as a float64 run is itself
+# 2.5e-5 from MindSpore's float32 output and 4.8e-5 from cellkit's.
+KNOWN["vgg11"] = "eval output after one SGD step: float32 rounding beyond the tolerance (see above)"
 
 # Float32 rounding: the eval output and the training loss match, but at a batch of 2 the
 # gradient norms of the first layers (mostly BatchNorm's gamma and beta, sums of many terms that
