@@ -100,7 +100,7 @@ def standard(kind, key, shape, dtype, lower=-2.0, upper=2.0):
     dtype = np.dtype(dtype)
     if not _supported(key, dtype):
         return None
-    k1, k2 = (np.asarray(jax.random.key_data(key)).astype(np.uint32).ravel()[i] for i in (0, 1))
+    k1, k2 = np.asarray(jax.random.key_data(key)).astype(np.uint32).ravel()[:2]
     n = math.prod(shape)
     bounds = np.asarray(lower, dtype), np.asarray(upper, dtype)
     parts = []

@@ -100,7 +100,7 @@ class Initializer:
     """
 
     random = True  # whether generate() uses its key
-    host = False   # whether generate() also takes a _HostDraw for its key (draws on the host)
+    host = False   # whether generate() also takes a _HostDraw (cellkit.draws' numbers) for its key
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs

@@ -96,5 +96,10 @@ class _Tiered:
 
 
 def tiered_jit(fn, **jit_kwargs):
-    """``jax.jit(fn, **jit_kwargs)`` whose top-level CPU calls compile cheaply until hot; see the module."""
+    """``jax.jit(fn, **jit_kwargs)`` whose top-level CPU calls compile cheaply until hot; see the module.
+
+    With tiering off this is ``jax.jit`` itself (no wrapper on the call path); turning it on applies
+    to the executables made from then on."""
+    if not enabled():
+        return jax.jit(fn, **jit_kwargs)
     return _Tiered(fn, jit_kwargs)

@@ -121,22 +121,17 @@ def _nonzero(jax_nonzero):
     return nonzero
 
 
-def _keepdims_second(jax_fn):
-    def method(x, *args, **kwargs):
-        """Also MindSpore's ``(axis, keepdims)`` order: a bool second argument is ``keepdims``."""
-        if len(args) == 2 and isinstance(args[1], (bool, np.bool_)):
-            args, kwargs = args[:1], dict(kwargs, keepdims=bool(args[1]))
-        return jax_fn(x, *args, **kwargs)
-    return method
-
-
-def _mode_second(jax_fn):
-    def method(x, *args, **kwargs):
-        """Also MindSpore's ``(choices, mode)`` order: a string second argument is ``mode``."""
-        if len(args) == 2 and isinstance(args[1], str):
-            args, kwargs = args[:1], dict(kwargs, mode=args[1])
-        return jax_fn(x, *args, **kwargs)
-    return method
+def _second_as(keyword, kinds):
+    """An adapter taking MindSpore's order too: a second positional argument of type ``kinds`` is
+    ``keyword`` (JAX's second parameter there is ``out``, which it refuses)."""
+    def adapter(jax_fn):
+        def method(x, *args, **kwargs):
+            if len(args) == 2 and isinstance(args[1], kinds):
+                args, kwargs = args[:1], dict(kwargs, **{keyword: args[1]})
+            return jax_fn(x, *args, **kwargs)
+        method.__doc__ = f"Also MindSpore's order: the second positional argument may be ``{keyword}``."
+        return method
+    return adapter
 
 
 def _median(x, axis=-1, keepdims=False, *, dim=None, keepdim=None):
@@ -225,6 +220,6 @@ ADAPTERS = {
     "min": lambda f: _max_min(f, jnp.argmin),
     "sort": _sort,
     "nonzero": _nonzero,
-    "ptp": _keepdims_second,
-    "choose": _mode_second,
+    "ptp": _second_as("keepdims", (bool, np.bool_)),
+    "choose": _second_as("mode", str),
 }
