@@ -4,8 +4,8 @@ An eager (PyNative) program compiles many small executables that then run a
 handful of times: an op on a shape seen once, the backward pass of a
 ``value_and_grad`` called twice. On CPU most of their cost is XLA's backend
 (LLVM) optimisation. :func:`tiered_jit` is ``jax.jit`` whose executables are
-first compiled with LLVM's optimisation off (:data:`FAST_OPTIONS`: about half
-the compile time, slower code), and compiled again with XLA's defaults once the
+first compiled with LLVM's optimisation off (:data:`FAST_OPTIONS`: about a
+third less compile time, slower code), and compiled again with XLA's defaults once the
 same input signature has been called :data:`HOT` times, as a tiered JIT does. A
 training loop's update runs fully optimised from its ``HOT``-th step on; a
 one-off call never pays for optimisation it cannot use.
@@ -21,8 +21,7 @@ differ from later ones in the last bit.
 Tiering is off by default, because of that last bit: with it an executable's
 ninth call can differ from its first for the same inputs, which reproducibility
 checks and exact comparisons notice. ``CELLKIT_TIERED_JIT=1`` (read at import)
-or :func:`set_enabled` turns it on (about a third less compile time for each
-eager executable on CPU).
+or :func:`set_enabled` turns it on, for the executables made from then on.
 
 >>> import jax.numpy as jnp
 >>> from cellkit.tiered_jit import tiered_jit
