@@ -26,6 +26,9 @@ What stays exactly as it was:
 * An op that sees more than :data:`MAX_STATIC` distinct Python floats in the
   same position (a learning rate that changes every step, say) goes back to op
   by op for good, so it never compiles once per value.
+* An op that only moves data (a reshape, transpose, concatenation, slice or
+  split: :mod:`cellkit.host_ops`) on small concrete arrays on the CPU backend
+  runs with NumPy instead, giving the same bits with no compilation per shape.
 
 ``CELLKIT_EAGER_JIT=0`` (read at import) or ``set_enabled(False)`` turns the
 mechanism off. Registries apply it where ops are registered
@@ -51,10 +54,11 @@ import warnings
 import jax
 import numpy as np
 
+from . import host_ops
 from .parameter import Parameter, local
 from .tiered_jit import tiered_jit
 
-__all__ = ["eager_jit", "op_by_op", "needs_values", "install", "wraps_op", "set_enabled", "enabled", "MAX_STATIC",
+__all__ = ["eager_jit", "host_first", "op_by_op", "needs_values", "install", "wraps_op", "set_enabled", "enabled", "MAX_STATIC",
            "MAX_ENTRIES", "stats"]
 
 MAX_STATIC = 8
@@ -67,7 +71,9 @@ except ImportError:   # another jax
     _ArrayImpl = type(jax.numpy.zeros(()))
 _STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, np.dtype, type,
                  np.generic)
-_stats = {"compiled": 0, "op_by_op": 0}
+_stats = {"compiled": 0, "op_by_op": 0, "host": 0}
+_MISS = object()      # no host result: compile
+_UNBUILT = object()   # an entry so far run on the host only: its executable is built when first needed
 # The tracers of an eager grad/value_and_grad (forward-mode and linearize): a jitted op on them is
 # differentiated as one executable forward and one backward. Staging tracers (jit) are never taken.
 try:
@@ -88,7 +94,7 @@ def set_enabled(on: bool) -> None:
 
 
 def stats() -> dict:
-    """How many (op, signature) pairs were compiled whole, and how many fell back to op by op."""
+    """How many (op, signature) pairs were compiled whole, ran with NumPy (``host``), or fell back to op by op."""
     return dict(_stats)
 
 
@@ -172,16 +178,69 @@ def _is_leaf(x):
 
 def eager_jit(fn):
     """``fn`` whose eager calls run as one compiled executable; see the module's text."""
+    return _wrap(fn, compile=True)
+
+
+def host_first(fn):
+    """``fn`` (JAX's own jitted function or array method) whose eager calls that only move data run
+    with NumPy (:mod:`cellkit.host_ops`); every other call is ``fn``'s own, compiled by JAX as before.
+
+    >>> import jax.numpy as jnp
+    >>> swap = host_first(jnp.swapaxes)
+    >>> swap(jnp.zeros((2, 3)), 0, 1).shape   # no XLA compilation for this shape
+    (3, 2)
+    """
+    return _wrap(fn, compile=False)
+
+
+def _jax_jitted(fn) -> bool:
+    return hasattr(fn, "lower") and hasattr(fn, "trace") and not isinstance(fn, types.FunctionType)
+
+
+def _wrap(fn, compile):
     if getattr(fn, "_cellkit_eager_jit", None) is False or getattr(fn, "_cellkit_eager_wrapped", False):
         return fn
-    entries = {}          # (treedef, static key) -> jitted function, or None: op by op
+    # JAX's jitted functions either move data or compute, whatever the arguments: the first one that
+    # computes turns the host attempt off for good (a matmul is never asked again).
+    whole = not compile and _jax_jitted(fn)
+    entries = {}          # (treedef, static key) -> jitted function, _UNBUILT, or None: op by op
     values = {}           # (treedef, static key without floats) -> how many float values seen
+    plans = {}            # (treedef, static key) -> {input signature: host_ops.Plan or None}, or False
     state = {"off": False}
+
+    def host_call(key, dynamic):
+        """The op's result computed with NumPy (host_ops), or _MISS."""
+        by_signature = plans.get(key)
+        if by_signature is False:
+            return _MISS
+        if by_signature is None:
+            by_signature = plans[key] = {}
+        signature = tuple((d.shape, d.dtype, d.weak_type) for d in dynamic)
+        plan = by_signature.get(signature, _MISS)
+        if plan is _MISS:
+            if len(by_signature) >= MAX_ENTRIES:
+                return _MISS
+            plan = by_signature[signature] = _plan(_body(fn, *key), dynamic)
+            if plan is None and len(by_signature) == 1:
+                plans[key] = False   # the op computes: never asked again
+                if whole:
+                    state["off"] = True
+            if plan is not None:
+                _stats["host"] += 1
+        if plan is None:
+            return _MISS
+        try:
+            return host_ops.run(plan, dynamic)
+        except Exception:   # noqa: BLE001 - NumPy would differ (a dtype it would change): compile
+            by_signature[signature] = None
+            return _MISS
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
         frame = local.frame
         if state["off"] or not _enabled[0] or frame is not None and getattr(frame, "staged", True):
+            return fn(*args, **kwargs)
+        if not compile and not (host_ops.ready() and _all_concrete(args, kwargs)):
             return fn(*args, **kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         split = _classify(leaves)
@@ -203,7 +262,18 @@ def eager_jit(fn):
             if values[rest] > MAX_STATIC or len(entries) >= MAX_ENTRIES:
                 state["off"] = True
                 return fn(*args, **kwargs)
-            jitted = _build(fn, treedef, static)
+        if host_ops.usable(dynamic):
+            out = host_call(key, dynamic)
+            if out is not _MISS:
+                if jitted is False:
+                    entries[key] = _UNBUILT
+                return out
+        if not compile:
+            if jitted is False:
+                entries[key] = _UNBUILT
+            return fn(*args, **kwargs)
+        if jitted is False or jitted is _UNBUILT:
+            jitted = tiered_jit(_body(fn, treedef, static))
             entries[key] = jitted
             try:
                 out = _first_call(jitted, dynamic)
@@ -223,7 +293,16 @@ def eager_jit(fn):
     return call
 
 
-def _build(fn, treedef, static):
+def _all_concrete(args, kwargs) -> bool:
+    """No tracer among the positional arrays (a cheap first look, before flattening)."""
+    for a in args:
+        if isinstance(a, _Tracer):
+            return False
+    return True
+
+
+def _body(fn, treedef, static):
+    """``fn`` as a function of the call's arrays only (the static leaves put back in place)."""
     def body(*dynamic):
         it = iter(dynamic)
         leaves = [next(it) if s is None else s[-1] for s in static]
@@ -234,20 +313,38 @@ def _build(fn, treedef, static):
                 raise _NeedsValues
         return out
     body.__name__ = getattr(fn, "__name__", "op")
-    return tiered_jit(body)
+    return body
+
+
+class _Guarded:
+    """While an op is traced: Parameter access refused, warnings are failures, needs_values stops it."""
+
+    def __enter__(self):
+        self.saved, local.frame = local.frame, _GUARD
+        _tracing[0] = True
+        self.warnings = warnings.catch_warnings()
+        self.warnings.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        self.warnings.__exit__(*exc)
+        local.frame = self.saved
+        _tracing[0] = False
 
 
 def _first_call(jitted, dynamic):
-    """Trace, compile and run ``jitted`` with Parameter access refused and warnings treated as failures."""
-    saved, local.frame = local.frame, _GUARD
-    _tracing[0] = True
+    """Trace, compile and run ``jitted`` guarded (see :class:`_Guarded`)."""
+    with _Guarded():
+        return jitted(*dynamic)
+
+
+def _plan(body, dynamic):
+    """A host_ops plan of ``body`` for these arrays (traced guarded), or None."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            return jitted(*dynamic)
-    finally:
-        local.frame = saved
-        _tracing[0] = False
+        with _Guarded():
+            return host_ops.plan(body, dynamic)
+    except Exception:   # noqa: BLE001 - stateful, needs values, warns, fails: not a host op
+        return None
 
 
 def needs_values() -> None:
@@ -273,8 +370,8 @@ def install(module, names) -> None:
     """Wrap the ops ``names`` of a registry module with :func:`eager_jit`, in the module itself.
 
     Nothing happens when the module sets ``EAGER_JIT = False``. Functions
-    marked with :func:`op_by_op`, classes and JAX's own jitted functions are
-    left alone.
+    marked with :func:`op_by_op` and classes are left alone; JAX's own jitted
+    functions (already one executable each) get :func:`host_first`.
     """
     if not getattr(module, "EAGER_JIT", True):
         return
@@ -282,3 +379,5 @@ def install(module, names) -> None:
         obj = getattr(module, name, None)
         if wraps_op(obj):
             setattr(module, name, eager_jit(obj))
+        elif _jax_jitted(obj) and getattr(obj, "_cellkit_eager_jit", None) is not False:
+            setattr(module, name, host_first(obj))

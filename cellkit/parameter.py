@@ -269,8 +269,10 @@ class Parameter(ParameterMembers):
         # when first needed in the middle of a trace.
         saved, local.frame = local.frame, None
         try:
-            # eval_context: under a trace that wraps even constants (jet's), still eager.
-            with jax.ensure_compile_time_eval(), jax.core.eval_context():
+            # eval_context: eager, even under a trace that wraps constants (jet's). Not
+            # ensure_compile_time_eval: that would also fold the constants inside the
+            # initializer's own jitted draws eagerly, one compilation each.
+            with jax.core.eval_context():
                 self._value = self._init.init_data()
         finally:
             local.frame = saved

@@ -23,6 +23,7 @@ import secrets
 import jax
 import numpy as np
 
+from . import host_keys
 from .parameter import Parameter
 
 __all__ = ["set_seed", "get_seed", "next_key", "rng_state", "Generator", "default_generator", "manual_seed",
@@ -40,12 +41,18 @@ class _SeedKey:
 
     @property
     def dtype(self):
-        return jax.random.key(0).dtype
+        return _key(0).dtype
 
     def init_data(self):
         if _initial[0] is None:
             _initial[0] = _seed[0] if _seed[0] is not None else secrets.randbits(32)
-        return jax.random.key(_initial[0])
+        return _key(_initial[0])
+
+
+def _key(seed):
+    """``jax.random.key(seed)``, made on the host where it can be (no compilation)."""
+    key = host_keys.seed_key(seed)
+    return jax.random.key(seed) if key is None else key
 
 
 rng_state = Parameter(_SeedKey(), name="cellkit.rng_state", requires_grad=False)
@@ -68,7 +75,7 @@ def set_seed(seed: int) -> None:
     np.random.seed(seed % 2**32)
     _pyrandom.seed(seed)
     _initial[0] = seed
-    rng_state._write(jax.random.key(seed))
+    rng_state._write(_key(seed))
 
 
 def get_seed():
@@ -89,9 +96,26 @@ def next_key(num: int | None = None):
     return keys
 
 
-@functools.partial(jax.jit, static_argnums=1)
+HOST_SPLITS = 256
+_host_splits = {}   # num -> splits made on the host so far
+
+
 def _split(key, num):
-    """(the stream's next state, one key or ``num`` keys): one executable, not a split and two slices."""
+    """(the stream's next state, one key or ``num`` keys). A stream's first :data:`HOST_SPLITS`
+    splits of each size are made on the host (no compilation; the same keys), later ones by one
+    compiled executable, which is faster per call once a loop is hot."""
+    count = 2 if num is None else num + 1
+    if _host_splits.get(count, 0) < HOST_SPLITS:
+        data = host_keys.split_data(key, count)
+        if data is not None:
+            _host_splits[count] = _host_splits.get(count, 0) + 1
+            return host_keys.wrap(data[0]), host_keys.wrap(data[1] if num is None else data[1:])
+    return _split_compiled(key, num)
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def _split_compiled(key, num):
+    """One executable, not a split and two slices."""
     keys = jax.random.split(key, 2 if num is None else num + 1)
     return keys[0], keys[1] if num is None else keys[1:]
 
@@ -123,13 +147,13 @@ class Generator:
 
     def __init__(self, _param=None):
         self._param = _param if _param is not None else Parameter(
-            jax.random.key(0), name=f"cellkit.generator.{id(self)}", requires_grad=False)
+            _key(0), name=f"cellkit.generator.{id(self)}", requires_grad=False)
         self._initial = None if _param is not None else 0
 
     def manual_seed(self, seed) -> "Generator":
         seed = _check_seed(seed, "Generator.manual_seed")
         self._set_initial(seed)
-        self._param._write(jax.random.key(seed))
+        self._param._write(_key(seed))
         return self
 
     def seed(self) -> int:

@@ -32,7 +32,7 @@ import types
 
 import jax
 
-from ..eager_jit import eager_jit
+from ..eager_jit import eager_jit, host_first
 from . import assignment, conversion, delegated, indexing, inplace, math, random, reduction, shape
 
 __all__ = ["install", "METHODS", "PROPERTIES", "ADAPTERS", "UNSUPPORTED", "INPLACE", "FAMILIES",
@@ -61,6 +61,9 @@ PROPERTIES = _merge("PROPERTIES")
 ADAPTERS = _merge("ADAPTERS")
 UNSUPPORTED = dict(conversion.UNSUPPORTED, **delegated.UNSUPPORTED)
 INPLACE = inplace.INPLACE
+# JAX's own methods that move data: an eager call on a small CPU array runs with NumPy (cellkit.host_ops),
+# with no compilation per shape.
+HOST_FIRST = ("reshape", "swapaxes", "transpose", "squeeze", "flatten", "ravel", "view", "astype", "repeat")
 
 _installed = []
 
@@ -116,6 +119,9 @@ def install() -> None:
             method = functools.wraps(jax_method)(adapter(jax_method))
             del method.__wrapped__   # its signature is the adapter's (JAX's calls and MindSpore's), not JAX's
             setattr(cls, name, method)
+        if not issubclass(cls, jax.core.Tracer):
+            for name in HOST_FIRST:
+                setattr(cls, name, functools.wraps(getattr(cls, name))(host_first(getattr(cls, name))))
         for name, (_, functional) in INPLACE.items():
             if name not in have:
                 setattr(cls, name, inplace.array_method(name, functional))

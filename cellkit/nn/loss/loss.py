@@ -348,7 +348,7 @@ class CrossEntropyLoss(LossBase):
         name = self.cls_name
         dtype = _compute_dtype(logits.dtype)
         axis = _class_axis(logits)
-        logp = jax.nn.log_softmax(logits.astype(dtype), axis=axis)
+        logp = jax.nn.log_softmax(logits if logits.dtype == dtype else logits.astype(dtype), axis=axis)
         if labels.ndim == logits.ndim:
             if not _is_float(labels):
                 raise TypeError(f"For '{name}', 'labels' with the rank of 'logits' are class probabilities "

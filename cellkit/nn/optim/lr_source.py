@@ -23,6 +23,7 @@ import numpy as np
 
 from ...cell import Cell
 from ...parameter import Parameter
+from ...tensor import host_to_device
 from ._checks import is_number, value_of
 
 __all__ = ["LearningRates"]
@@ -82,7 +83,7 @@ class LearningRates:
             if lr < 0:
                 raise ValueError(f"For '{owner}', the 'learning rate' must be float and must >= 0, but got "
                                  f"'{lr}'.")
-            return Parameter(jnp.asarray(float(lr), jnp.float32), name=name, requires_grad=False)
+            return Parameter(host_to_device(np.array(float(lr), np.float32)), name=name, requires_grad=False)
         if isinstance(lr, Cell):
             return lr
         if isinstance(lr, (jax.Array, np.ndarray, list, tuple)):

@@ -1,0 +1,215 @@
+"""Eager data-movement ops run by NumPy on the CPU backend: same bits, no XLA compilation per shape.
+
+An eager reshape, transpose, concatenation, slice or split of a new shape costs an
+XLA compilation (10-30 ms on CPU) for a copy that takes microseconds: a decoding
+loop whose key/value cache grows by one position per token compiles its
+``concat`` and ``swapaxes`` once per length. These primitives move bits and
+compute nothing, so NumPy gives exactly XLA's result. :func:`plan` traces an op
+once per input signature (shapes, dtypes) and keeps its jaxpr when every
+equation is one of :data:`PRIMITIVES`; :func:`run` evaluates such a plan with
+NumPy and puts the results on the device (``jax.device_put``, no compilation).
+
+Only where that is the same computation: the CPU backend, concrete arrays
+and no JAX trace active, each on the default device and not committed to
+another, at most :data:`MAX_ELEMENTS` elements in and out (larger copies go to
+XLA, whose dispatch is asynchronous), and results that are not weakly typed.
+Arithmetic is never done here: XLA's CPU code flushes subnormal numbers to zero
+and contracts multiply-adds, which NumPy does not. Conversions only where exact
+(bool to anything, integer to integer).
+
+>>> import jax, jax.numpy as jnp
+>>> x = jnp.arange(6.0).reshape(2, 3)
+>>> p = plan(lambda a: (jnp.swapaxes(a, 0, 1), jnp.concatenate([a, a], 1)), [x])
+>>> [e.primitive.name for e in p.jaxpr.jaxpr.eqns]
+['transpose', 'concatenate']
+>>> t, c = run(p, [x])
+>>> t.shape, c.shape, type(t).__name__
+((3, 2), (2, 6), 'ArrayImpl')
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import numpy as np
+
+__all__ = ["plan", "run", "usable", "ready", "Plan", "PRIMITIVES", "MAX_ELEMENTS"]
+
+MAX_ELEMENTS = 1 << 16
+_cpu = []   # [bool] once known (asking starts JAX's backend, so not at import)
+try:
+    from jax._src.array import ArrayImpl as _ArrayImpl
+    from jax._src.core import Literal as _Literal, trace_state_clean
+except ImportError:   # another jax: nothing runs here
+    _ArrayImpl = _Literal = ()
+
+    def trace_state_clean():
+        return False
+
+
+class _NotHost(Exception):
+    """The jaxpr has an equation NumPy would not compute exactly as XLA does."""
+
+
+def _convert(x, new_dtype, **_):
+    src, dst = np.dtype(x.dtype), np.dtype(new_dtype)
+    if src == dst or src == np.bool_ or src.kind in "iu" and dst.kind in "iu":
+        return x.astype(dst)
+    raise _NotHost
+
+
+def _broadcast_in_dim(x, shape, broadcast_dimensions, **_):
+    expanded = [1] * len(shape)
+    for axis, dim in zip(broadcast_dimensions, np.shape(x)):
+        expanded[axis] = dim
+    return np.broadcast_to(np.reshape(x, expanded), shape)
+
+
+def _reshape(x, new_sizes, dimensions=None, **_):
+    if dimensions is not None:
+        raise _NotHost
+    return np.reshape(x, new_sizes)
+
+
+def _slice(x, start_indices, limit_indices, strides=None, **_):
+    strides = strides or (1,) * len(start_indices)
+    return x[tuple(slice(a, b, s) for a, b, s in zip(start_indices, limit_indices, strides))]
+
+
+def _dynamic_slice(x, *starts, slice_sizes, **_):
+    # XLA clamps each start so that the slice stays inside the operand.
+    index = []
+    for start, size, dim in zip(starts, slice_sizes, np.shape(x)):
+        begin = min(max(int(start), 0), dim - size)
+        index.append(slice(begin, begin + size))
+    return x[tuple(index)]
+
+
+def _split(x, sizes, axis, **_):
+    return tuple(np.split(x, np.cumsum(sizes)[:-1].astype(int), axis=axis))
+
+
+def _select_n(which, *cases):
+    if np.dtype(which.dtype) != np.bool_:
+        raise _NotHost
+    return np.where(which, cases[1], cases[0]) if len(cases) == 2 else cases[0]
+
+
+def _iota(dtype, shape, dimension, **_):
+    if np.dtype(dtype).kind not in "iu":
+        raise _NotHost
+    axis = np.arange(shape[dimension], dtype=dtype)
+    return np.broadcast_to(axis.reshape([-1 if i == dimension else 1 for i in range(len(shape))]), shape)
+
+
+# One line per primitive: a NumPy function of the inputs and the equation's parameters.
+PRIMITIVES = {
+    "reshape": _reshape,
+    "transpose": lambda x, permutation: np.transpose(x, permutation),
+    "concatenate": lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+    "stack": lambda *xs, axis: np.stack(xs, axis=axis),
+    "squeeze": lambda x, dimensions: np.squeeze(x, axis=tuple(dimensions)),
+    "expand_dims": lambda x, dimensions: np.expand_dims(x, tuple(dimensions)),
+    "broadcast_in_dim": _broadcast_in_dim,
+    "slice": _slice,
+    "dynamic_slice": _dynamic_slice,
+    "rev": lambda x, dimensions: np.flip(x, tuple(dimensions)) if dimensions else x,
+    "split": _split,
+    "tile": lambda x, reps: np.tile(x, reps),
+    "copy": lambda x: x,
+    "copy_p": lambda x: x,
+    "select_n": _select_n,
+    "iota": _iota,
+    "convert_element_type": _convert,
+}
+_NESTED = ("jit", "pjit", "closed_call", "core_call")
+
+
+class Plan:
+    """An op's traced jaxpr for one input signature, and the output structure to rebuild."""
+
+    __slots__ = ("jaxpr", "out_tree")
+
+    def __init__(self, jaxpr, out_tree):
+        self.jaxpr, self.out_tree = jaxpr, out_tree
+
+
+def ready() -> bool:
+    """Whether this process's backend is the CPU (the only one where host results are the same and
+    cheap) and no JAX trace is active (inside one, the op is staged as before)."""
+    if not _cpu:
+        _cpu.append(jax.default_backend() == "cpu")
+    return _cpu[0] and trace_state_clean()
+
+
+def usable(arrays) -> bool:
+    """Whether calls with these (concrete) arrays may run here: CPU backend, default device, small."""
+    if not ready():
+        return False
+    total = 0
+    for a in arrays:
+        if type(a) is not _ArrayImpl or a._committed or len(a.sharding.device_set) != 1:
+            return False
+        total += a.size
+    return total <= MAX_ELEMENTS
+
+
+def _structural(jaxpr) -> bool:
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name in _NESTED:
+            inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+            if inner is None or not _structural(getattr(inner, "jaxpr", inner)):
+                return False
+        elif name not in PRIMITIVES:
+            return False
+    for var in jaxpr.outvars:
+        aval = getattr(var, "aval", None)
+        if aval is not None and (getattr(aval, "weak_type", False) or math.prod(aval.shape) > MAX_ELEMENTS):
+            return False
+    return True
+
+
+def plan(fn, arrays):
+    """``fn(*arrays)``'s jaxpr as a :class:`Plan` when it only moves data, else None."""
+    closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*arrays)
+    if not _structural(closed.jaxpr):
+        return None
+    return Plan(closed, jax.tree_util.tree_structure(shapes))
+
+
+def _read(env, var):
+    return var.val if isinstance(var, _Literal) else env[var]
+
+
+def _eval(jaxpr, consts, args):
+    env = {}
+    for var, value in zip(jaxpr.constvars, consts):
+        env[var] = np.asarray(value)
+    for var, value in zip(jaxpr.invars, args):
+        env[var] = value
+    for eqn in jaxpr.eqns:
+        ins = [np.asarray(_read(env, v)) for v in eqn.invars]
+        name = eqn.primitive.name
+        if name in _NESTED:
+            inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+            outs = _eval(getattr(inner, "jaxpr", inner), getattr(inner, "consts", ()), ins)
+        else:
+            outs = PRIMITIVES[name](*ins, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else (outs,)
+        for var, value in zip(eqn.outvars, outs):
+            aval = var.aval
+            if tuple(np.shape(value)) != tuple(aval.shape) or np.dtype(value.dtype) != np.dtype(aval.dtype):
+                raise _NotHost
+            env[var] = value
+    return [_read(env, v) for v in jaxpr.outvars]
+
+
+def run(p: Plan, arrays):
+    """Evaluate a :class:`Plan` with NumPy; the outputs are fresh device arrays. Raises if NumPy's
+    result would not be XLA's (then the caller compiles)."""
+    outs = _eval(p.jaxpr.jaxpr, p.jaxpr.consts, [np.asarray(a) for a in arrays])
+    # A fresh C-ordered copy each: never a view of an input's buffer (which a later step may donate).
+    return jax.tree_util.tree_unflatten(
+        p.out_tree, [jax.device_put(np.array(o, order="C", copy=True)) for o in outs])
