@@ -28,7 +28,8 @@ What stays exactly as it was:
   by op for good, so it never compiles once per value.
 * An op that only moves data (a reshape, transpose, concatenation, slice or
   split: :mod:`cellkit.host_ops`) on small concrete arrays on the CPU backend
-  runs with NumPy instead, giving the same bits with no compilation per shape.
+  runs with NumPy instead, giving the same bits with no compilation per shape,
+  until the same signature has run :data:`host_ops.HOT` times; it is compiled then.
 
 ``CELLKIT_EAGER_JIT=0`` (read at import) or ``set_enabled(False)`` turns the
 mechanism off. Registries apply it where ops are registered
@@ -227,7 +228,7 @@ def _wrap(fn, compile):
                     state["off"] = True
             if plan is not None:
                 _stats["host"] += 1
-        if plan is None:
+        if plan is None or plan.calls >= host_ops.HOT:   # hot: the compiled call is faster from here on
             return _MISS
         try:
             return host_ops.run(plan, dynamic)

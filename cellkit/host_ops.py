@@ -34,9 +34,12 @@ import math
 import jax
 import numpy as np
 
-__all__ = ["plan", "run", "usable", "ready", "Plan", "PRIMITIVES", "MAX_ELEMENTS"]
+__all__ = ["plan", "run", "usable", "ready", "Plan", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
+# A host call costs about 25 us more than a compiled one (mostly copying the result to the device);
+# compiling costs 10-30 ms. A signature called more than HOT times is compiled (see Plan.calls).
+HOT = 256
 _cpu = []   # [bool] once known (asking starts JAX's backend, so not at import)
 try:
     from jax._src.array import ArrayImpl as _ArrayImpl
@@ -52,11 +55,15 @@ class _NotHost(Exception):
     """The jaxpr has an equation NumPy would not compute exactly as XLA does."""
 
 
+def _exact_conversion(src, dst) -> bool:
+    src, dst = np.dtype(src), np.dtype(dst)
+    return src == dst or src == np.bool_ or src.kind in "iu" and dst.kind in "iu"
+
+
 def _convert(x, new_dtype, **_):
-    src, dst = np.dtype(x.dtype), np.dtype(new_dtype)
-    if src == dst or src == np.bool_ or src.kind in "iu" and dst.kind in "iu":
-        return x.astype(dst)
-    raise _NotHost
+    if not _exact_conversion(x.dtype, new_dtype):
+        raise _NotHost
+    return x.astype(new_dtype)
 
 
 def _broadcast_in_dim(x, shape, broadcast_dimensions, **_):
@@ -124,15 +131,23 @@ PRIMITIVES = {
     "convert_element_type": _convert,
 }
 _NESTED = ("jit", "pjit", "closed_call", "core_call")
+# Equations of these primitives are exact only for some dtypes or parameters (checked when planning).
+_EXACT_IF = {
+    "convert_element_type": lambda eqn: _exact_conversion(eqn.invars[0].aval.dtype, eqn.params["new_dtype"]),
+    "select_n": lambda eqn: np.dtype(eqn.invars[0].aval.dtype) == np.bool_,
+    "iota": lambda eqn: np.dtype(eqn.params["dtype"]).kind in "iu",
+    "reshape": lambda eqn: eqn.params.get("dimensions") is None,
+}
 
 
 class Plan:
-    """An op's traced jaxpr for one input signature, and the output structure to rebuild."""
+    """An op's traced jaxpr for one input signature, the output structure to rebuild, and how many
+    times it ran (the caller compiles the op instead once that passes :data:`HOT`)."""
 
-    __slots__ = ("jaxpr", "out_tree")
+    __slots__ = ("jaxpr", "out_tree", "calls")
 
     def __init__(self, jaxpr, out_tree):
-        self.jaxpr, self.out_tree = jaxpr, out_tree
+        self.jaxpr, self.out_tree, self.calls = jaxpr, out_tree, 0
 
 
 def ready() -> bool:
@@ -162,7 +177,7 @@ def _structural(jaxpr) -> bool:
             inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
             if inner is None or not _structural(getattr(inner, "jaxpr", inner)):
                 return False
-        elif name not in PRIMITIVES:
+        elif name not in PRIMITIVES or name in _EXACT_IF and not _EXACT_IF[name](eqn):
             return False
     for var in jaxpr.outvars:
         aval = getattr(var, "aval", None)
@@ -172,7 +187,11 @@ def _structural(jaxpr) -> bool:
 
 
 def plan(fn, arrays):
-    """``fn(*arrays)``'s jaxpr as a :class:`Plan` when it only moves data, else None."""
+    """``fn(*arrays)``'s jaxpr as a :class:`Plan` when it only moves data, else None.
+
+    A signature that is called over and over is better compiled once: the caller
+    stops running a plan once its ``calls`` pass :data:`HOT`.
+    """
     closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*arrays)
     if not _structural(closed.jaxpr):
         return None
@@ -209,6 +228,7 @@ def _eval(jaxpr, consts, args):
 def run(p: Plan, arrays):
     """Evaluate a :class:`Plan` with NumPy; the outputs are fresh device arrays. Raises if NumPy's
     result would not be XLA's (then the caller compiles)."""
+    p.calls += 1
     outs = _eval(p.jaxpr.jaxpr, p.jaxpr.consts, [np.asarray(a) for a in arrays])
     # A fresh C-ordered copy each: never a view of an input's buffer (which a later step may donate).
     return jax.tree_util.tree_unflatten(

@@ -1,0 +1,154 @@
+"""cellkit.host_ops: eager data-movement ops run with NumPy give XLA's bits, with no compilation per shape,
+and only where that is the same computation."""
+
+import contextlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import monitoring
+
+import cellkit as ms
+from cellkit import eager_jit, host_ops, ops
+
+_events = [0]
+
+
+def _on_duration(event, duration, **_):
+    # Emitted for each executable obtained, compiled or read back from the persistent cache.
+    if event == "/jax/core/compile/backend_compile_duration":
+        _events[0] += 1
+
+
+monitoring.register_event_duration_secs_listener(_on_duration)
+
+
+@contextlib.contextmanager
+def executables():
+    box = {}
+    start = _events[0]
+    yield box
+    box["n"] = _events[0] - start
+
+
+def _data(shape, dtype=np.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=shape).astype(dtype)
+    if np.dtype(dtype).kind == "f" and x.size >= 4:   # bits NumPy and XLA could treat differently
+        flat = x.reshape(-1)
+        flat[:4] = [np.nan, -0.0, np.finfo(dtype).smallest_subnormal, np.inf]
+    return jnp.asarray(x)
+
+
+# (name, function of the arrays, input shapes): each only moves data.
+MOVES = [
+    ("reshape", lambda a: jnp.reshape(a, (-1, 3)), [(5, 6)]),
+    ("swapaxes", lambda a: jnp.swapaxes(a, 0, 2), [(2, 3, 5)]),
+    ("transpose", lambda a: jnp.transpose(a, (1, 2, 0)), [(2, 3, 5)]),
+    ("concatenate", lambda a, b: jnp.concatenate([a, b], axis=1), [(2, 3, 4), (2, 1, 4)]),
+    ("stack", lambda a, b: jnp.stack([a, b], axis=-1), [(3, 4), (3, 4)]),
+    ("split", lambda a: jnp.split(a, [1, 3], axis=1), [(2, 5)]),
+    ("squeeze", lambda a: jnp.squeeze(a, 1), [(3, 1, 4)]),
+    ("expand_dims", lambda a: jnp.expand_dims(a, (0, 2)), [(3, 4)]),
+    ("broadcast_to", lambda a: jnp.broadcast_to(a, (2, 3, 4)), [(3, 1)]),
+    ("strided slice", lambda a: a[1:, ::2, -3:], [(4, 7, 5)]),
+    ("index", lambda a: a[:, -1], [(3, 6)]),
+    ("flip", lambda a: jnp.flip(a, (0, 1)), [(3, 4)]),
+    ("tile", lambda a: jnp.tile(a, (2, 1, 3)), [(2, 3)]),
+    ("where on a bool mask", lambda a, b, m: jnp.where(m, a, b), [(3, 4), (3, 4), "mask"]),
+    ("zeros", lambda: jnp.zeros((3, 5), jnp.float32), []),
+    ("int arange", lambda: jnp.arange(7, dtype=jnp.int32), []),
+]
+
+
+@pytest.mark.parametrize("name,fn,shapes", MOVES, ids=[m[0] for m in MOVES])
+def test_a_data_movement_op_gives_xlas_bits_without_compiling(name, fn, shapes):
+    arrays = [jnp.asarray(np.arange(12).reshape(3, 4) % 3 == 0) if s == "mask" else _data(s, seed=i)
+              for i, s in enumerate(shapes)]
+    plan = host_ops.plan(fn, arrays)
+    assert plan is not None, f"{name}: expected a host plan"
+    with executables() as made:
+        got = host_ops.run(plan, arrays)
+    assert made["n"] == 0
+    want = jax.jit(fn)(*arrays)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        assert type(g) is type(w) and g.dtype == w.dtype and g.shape == w.shape and not g.weak_type
+        np.testing.assert_array_equal(np.asarray(g).view(np.uint8), np.asarray(w).view(np.uint8))
+
+
+COMPUTES = [
+    ("add", lambda a: a + a),
+    ("multiply by a constant", lambda a: a * 2.0),
+    ("float to int", lambda a: a.astype(jnp.int32)),
+    ("float32 to float16", lambda a: a.astype(jnp.float16)),
+    ("comparison", lambda a: a > 0),
+    ("sum", lambda a: a.sum(0)),
+    ("a weakly typed result", lambda a: jnp.reshape(a, (-1,))[0] * 0 + 1.0),
+]
+
+
+@pytest.mark.parametrize("name,fn", COMPUTES, ids=[c[0] for c in COMPUTES])
+def test_arithmetic_and_inexact_conversions_are_never_run_on_the_host(name, fn):
+    assert host_ops.plan(fn, [_data((3, 4))]) is None
+
+
+def test_integer_and_bool_conversions_are_exact_on_the_host():
+    x = jnp.asarray(np.array([-3, 2 ** 31 - 1, 7, -(2 ** 31)], np.int32))
+    for fn in (lambda a: a.astype(jnp.int8), lambda a: a.astype(jnp.uint32), lambda a: (a > 0).astype(jnp.float32)):
+        p = host_ops.plan(fn, [x])
+        if fn(x).dtype == jnp.float32:   # bool -> float goes through a comparison: computed, not moved
+            assert p is None
+            continue
+        np.testing.assert_array_equal(host_ops.run(p, [x]), jax.jit(fn)(x))
+
+
+def test_only_small_uncommitted_cpu_arrays_outside_a_trace_are_usable():
+    small = jnp.zeros((4, 4))
+    assert host_ops.usable([small])
+    assert not host_ops.usable([jnp.zeros((host_ops.MAX_ELEMENTS + 1,))])
+    assert not host_ops.usable([jax.device_put(np.zeros((4, 4), np.float32), jax.devices()[0])])   # committed
+    seen = []
+    jax.jit(lambda a: seen.append(host_ops.usable([small])) or a)(small)
+    assert seen == [False]
+
+
+def test_a_host_result_never_shares_the_input_buffer():
+    x = jnp.asarray(np.arange(12, dtype=np.float32))
+    p = host_ops.plan(lambda a: jnp.reshape(a, (3, 4)), [x])
+    y = host_ops.run(p, [x])
+    jax.jit(lambda a: a * 0, donate_argnums=0)(x)   # the input's buffer may now be reused
+    np.testing.assert_array_equal(y, np.arange(12, dtype=np.float32).reshape(3, 4))
+
+
+def test_a_growing_concatenation_compiles_nothing_until_a_shape_is_hot():
+    cache = ops.zeros((1, 0, 6), ms.float32)
+    step = ms.Tensor(np.ones((1, 1, 6), np.float32))
+    before = eager_jit.stats()["host"]
+    with executables() as made:
+        for _ in range(23):
+            cache = ops.cat((cache, step), axis=1)
+            swapped = cache.swapaxes(1, 2)
+    assert made["n"] == 0
+    assert cache.shape == (1, 23, 6) and swapped.shape == (1, 6, 23)
+    assert eager_jit.stats()["host"] - before >= 23
+    # A signature called HOT times is compiled once, and gives the same result.
+    a = ms.Tensor(np.arange(3 * 29, dtype=np.float32).reshape(3, 29))
+    first = ops.cat((a, a), axis=0)
+    with executables() as made:
+        for _ in range(host_ops.HOT + 2):
+            last = ops.cat((a, a), axis=0)
+    assert made["n"] == 1
+    np.testing.assert_array_equal(first, last)
+
+
+def test_under_an_eager_grad_and_inside_jit_the_op_is_traced_as_before():
+    w = ms.Parameter(ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)), name="w")
+
+    def loss(x):
+        return (ops.cat((x, w.value), axis=0).swapaxes(0, 1) ** 2).sum()
+
+    x = ms.Tensor(np.ones((1, 3), np.float32))
+    g = ms.grad(loss)(x)
+    np.testing.assert_allclose(g, 2 * np.ones((1, 3)))
+    np.testing.assert_allclose(ms.jit(ms.grad(loss))(x), g)
