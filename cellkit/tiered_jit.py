@@ -36,23 +36,30 @@ import os
 
 import jax
 
-__all__ = ["tiered_jit", "FAST_OPTIONS", "HOT", "set_enabled", "enabled"]
+__all__ = ["tiered_jit", "FAST_OPTIONS", "HOT", "SMALL", "set_enabled", "enabled"]
 
 FAST_OPTIONS = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
 HOT = 8
 _MAX_SIGNATURES = 4096
 _enabled = [os.environ.get("CELLKIT_TIERED_JIT", "0").strip().lower() in ("1", "on", "true", "yes")]
+SMALL = 1024
 _cpu = []   # [bool] once known (asking starts JAX's backend, so not at import)
 _Tracer = jax.core.Tracer
+try:
+    from jax._src.array import ArrayImpl as _ArrayImpl
+except ImportError:   # another jax: every call is jax.jit's
+    _ArrayImpl = ()
+
+
+def _on_cpu() -> bool:
+    if not _cpu:
+        _cpu.append(jax.default_backend() == "cpu")
+    return _cpu[0]
 
 
 def enabled() -> bool:
     """Whether eager executables start in the cheap tier."""
-    if not _enabled[0]:
-        return False
-    if not _cpu:
-        _cpu.append(jax.default_backend() == "cpu")
-    return _cpu[0]
+    return _enabled[0] and _on_cpu()
 
 
 def set_enabled(on: bool) -> None:
@@ -94,11 +101,40 @@ class _Tiered:
         return self.full.trace(*args, **kwargs)
 
 
+class _Small:
+    """``jax.jit`` whose top-level CPU calls on tiny arrays (at most :data:`SMALL` elements in all)
+    always use :data:`FAST_OPTIONS`: the choice follows the input shapes, so every call of a
+    signature runs the same executable and gives the same bits."""
+    __slots__ = ("fast", "full", "__wrapped__", "__name__")
+
+    def __init__(self, fn, jit_kwargs):
+        self.full = jax.jit(fn, **jit_kwargs)
+        self.fast = jax.jit(fn, compiler_options=FAST_OPTIONS, **jit_kwargs)
+        self.__wrapped__ = fn
+        self.__name__ = getattr(fn, "__name__", "fn")
+
+    def __call__(self, *args):
+        total = 0
+        for a in args:
+            if type(a) is not _ArrayImpl:
+                return self.full(*args)
+            total += a.size
+        if total > SMALL or not _on_cpu():
+            return self.full(*args)
+        return self.fast(*args)
+
+    def lower(self, *args, **kwargs):
+        return self.full.lower(*args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        return self.full.trace(*args, **kwargs)
+
+
 def tiered_jit(fn, **jit_kwargs):
     """``jax.jit(fn, **jit_kwargs)`` whose top-level CPU calls compile cheaply until hot; see the module.
 
-    With tiering off this is ``jax.jit`` itself (no wrapper on the call path); turning it on applies
-    to the executables made from then on."""
+    With tiering off, calls with tiny arrays still compile cheaply (always, see ``_Small``); turning
+    tiering on applies to the executables made from then on."""
     if not enabled():
-        return jax.jit(fn, **jit_kwargs)
+        return _Small(fn, jit_kwargs)
     return _Tiered(fn, jit_kwargs)

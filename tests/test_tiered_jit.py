@@ -57,12 +57,18 @@ def test_traced_calls_use_plain_jit():
     assert f.calls == {}
 
 
-def test_disabled_is_plain_jit():
-    f = tj.tiered_jit(lambda x: x * 2 + 1)
+def test_disabled_compiles_once_per_signature_cheap_for_tiny_arrays_only():
     tj.set_enabled(False)
-    x = jnp.ones(11)
-    n, _ = _compiles(lambda: [f(x) for _ in range(tj.HOT + 2)])
-    assert n == 1 and f.calls == {}
+    f = tj.tiered_jit(lambda x: jnp.tanh(x) * 3.0 + x)
+    tiny = jnp.linspace(-2, 2, 11, dtype=jnp.float32)
+    n, outs = _compiles(lambda: [f(tiny) for _ in range(tj.HOT + 2)])
+    assert n == 1 and f.fast._cache_size() == 1 and f.full._cache_size() == 0
+    for out in outs[1:]:   # one executable for the signature: the same bits on every call
+        np.testing.assert_array_equal(np.asarray(out).view(np.uint32), np.asarray(outs[0]).view(np.uint32))
+    big = jnp.linspace(-2, 2, tj.SMALL + 1, dtype=jnp.float32)
+    n, _ = _compiles(lambda: [f(big) for _ in range(3)])
+    assert n == 1 and f.full._cache_size() == 1
+    np.testing.assert_allclose(f(tiny), jnp.tanh(tiny) * 3.0 + tiny, rtol=1e-6, atol=2.5e-7)
 
 
 def test_off_by_default_in_a_fresh_process():
