@@ -1,0 +1,24 @@
+"""What ``import cellkit`` itself does to the process."""
+
+import os
+import subprocess
+import sys
+
+CODE = ("import gc; before = gc.get_freeze_count(); import cellkit; "
+        "print(before, gc.get_freeze_count(), gc.isenabled())")
+
+
+def _run(**env):
+    full = {k: v for k, v in os.environ.items() if k != "CELLKIT_GC_FREEZE"}
+    full.update(env)
+    out = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, env=full, check=True)
+    return out.stdout.split()
+
+
+def test_import_freezes_the_objects_it_made_and_the_collector_stays_on():
+    before, after, enabled = _run()
+    assert before == "0" and int(after) > 10_000 and enabled == "True"
+
+
+def test_gc_freeze_can_be_turned_off():
+    assert _run(CELLKIT_GC_FREEZE="0") == ["0", "0", "True"]
