@@ -226,9 +226,9 @@ def _wrap(fn, compile):
                 plans[key] = False   # the op computes: never asked again
                 if whole:
                     state["off"] = True
-            if plan is not None:
+            if isinstance(plan, host_ops.Plan):
                 _stats["host"] += 1
-        if plan is None or plan.calls >= host_ops.HOT:   # hot: the compiled call is faster from here on
+        if not isinstance(plan, host_ops.Plan) or plan.calls >= host_ops.HOT:   # hot: the compiled call is faster from here on
             return _MISS
         try:
             return host_ops.run(plan, dynamic)

@@ -34,7 +34,7 @@ import math
 import jax
 import numpy as np
 
-__all__ = ["plan", "run", "usable", "ready", "Plan", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
+__all__ = ["plan", "run", "usable", "ready", "Plan", "PASSTHROUGH", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
 # A host call costs about 25 us more than a compiled one (mostly copying the result to the device);
@@ -186,8 +186,13 @@ def _structural(jaxpr) -> bool:
     return True
 
 
+PASSTHROUGH = "passthrough"
+
+
 def plan(fn, arrays):
-    """``fn(*arrays)``'s jaxpr as a :class:`Plan` when it only moves data, else None.
+    """``fn(*arrays)``'s jaxpr as a :class:`Plan` when it only moves data, else None; :data:`PASSTHROUGH`
+    when an output is an input unchanged (``x.astype(x.dtype)``: JAX hands back the array itself,
+    which is cheaper than any copy).
 
     A signature that is called over and over is better compiled once: the caller
     stops running a plan once its ``calls`` pass :data:`HOT`.
@@ -195,6 +200,8 @@ def plan(fn, arrays):
     closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*arrays)
     if not _structural(closed.jaxpr):
         return None
+    if any(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):
+        return PASSTHROUGH
     return Plan(closed, jax.tree_util.tree_structure(shapes))
 
 

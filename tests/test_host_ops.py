@@ -152,3 +152,21 @@ def test_under_an_eager_grad_and_inside_jit_the_op_is_traced_as_before():
     g = ms.grad(loss)(x)
     np.testing.assert_allclose(g, 2 * np.ones((1, 3)))
     np.testing.assert_allclose(ms.jit(ms.grad(loss))(x), g)
+
+
+def test_tensor_methods_move_data_on_the_host_and_hand_back_an_unchanged_input_itself():
+    x = ms.Tensor(np.arange(2 * 3 * 37, dtype=np.float32).reshape(2, 3, 37))
+    with executables() as made:
+        r = x.reshape(6, 37)
+        s = x.swapaxes(0, 2)
+        t = x.transpose(2, 0, 1)
+        q = x.reshape(2, 3, 1, 37).squeeze(2)
+        i = ms.Tensor(np.arange(41, dtype=np.int32)).astype(ms.int8)
+    assert made["n"] == 0
+    np.testing.assert_array_equal(r, np.asarray(x).reshape(6, 37))
+    np.testing.assert_array_equal(s, np.asarray(x).swapaxes(0, 2))
+    np.testing.assert_array_equal(t, np.asarray(x).transpose(2, 0, 1))
+    np.testing.assert_array_equal(q, np.asarray(x))
+    assert i.dtype == np.int8 and i[-1] == 40
+    assert x.astype(ms.float32) is x and x.reshape(2, 3, 37) is x   # as JAX does: no copy
+    assert host_ops.plan(lambda a: a.astype(jnp.float32), [x]) is host_ops.PASSTHROUGH
