@@ -22,21 +22,13 @@ def test_the_same_numbers_as_jax_random(shape):
 
 
 def test_one_executable_per_distribution():
-    from jax import monitoring
+    from compile_count import compiles
     key = jax.random.key(1)
     draws.standard("normal", key, (4,), DTYPE)
-    count = [0]
-
-    def on_duration(event, duration, **_):
-        if event == "/jax/core/compile/backend_compile_duration":
-            count[0] += 1
-    monitoring.register_event_duration_secs_listener(on_duration)
-    try:
+    with compiles() as made:
         for shape in ((7, 3), (11,), (2, 3, 4, 5), (draws.CHUNK * 2 + 1,)):
             draws.standard("normal", key, shape, DTYPE)
-    finally:
-        monitoring.unregister_event_duration_listener(on_duration)
-    assert count[0] == 0
+    assert made["n"] == 0
 
 
 def test_unsupported_keys_and_dtypes_say_so():

@@ -8,23 +8,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax import monitoring
+from compile_count import compiles
 
 import cellkit as ms
 from cellkit import eager_jit, nn, ops
 from cellkit.eager_jit import eager_jit as wrap
-
-_count = [0]
-monitoring.register_event_duration_secs_listener(
-    lambda event, duration, **_: _count.__setitem__(0, _count[0] + (event == "/jax/core/compile/backend_compile_duration")))
-
-
-@contextlib.contextmanager
-def compiles():
-    box = {}
-    start = _count[0]
-    yield box
-    box["n"] = _count[0] - start
 
 
 @contextlib.contextmanager

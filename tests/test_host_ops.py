@@ -1,35 +1,14 @@
 """cellkit.host_ops: eager data-movement ops run with NumPy give XLA's bits, with no compilation per shape,
 and only where that is the same computation."""
 
-import contextlib
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax import monitoring
+from compile_count import compiles
 
 import cellkit as ms
 from cellkit import eager_jit, host_ops, ops
-
-_events = [0]
-
-
-def _on_duration(event, duration, **_):
-    # Emitted for each executable obtained, compiled or read back from the persistent cache.
-    if event == "/jax/core/compile/backend_compile_duration":
-        _events[0] += 1
-
-
-monitoring.register_event_duration_secs_listener(_on_duration)
-
-
-@contextlib.contextmanager
-def executables():
-    box = {}
-    start = _events[0]
-    yield box
-    box["n"] = _events[0] - start
 
 
 def _data(shape, dtype=np.float32, seed=0):
@@ -68,7 +47,7 @@ def test_a_data_movement_op_gives_xlas_bits_without_compiling(name, fn, shapes):
               for i, s in enumerate(shapes)]
     plan = host_ops.plan(fn, arrays)
     assert plan is not None, f"{name}: expected a host plan"
-    with executables() as made:
+    with compiles() as made:
         got = host_ops.run(plan, arrays)
     assert made["n"] == 0
     want = jax.jit(fn)(*arrays)
@@ -125,7 +104,7 @@ def test_a_growing_concatenation_compiles_nothing_until_a_shape_is_hot():
     cache = ops.zeros((1, 0, 6), ms.float32)
     step = ms.Tensor(np.ones((1, 1, 6), np.float32))
     before = eager_jit.stats()["host"]
-    with executables() as made:
+    with compiles() as made:
         for _ in range(23):
             cache = ops.cat((cache, step), axis=1)
             swapped = cache.swapaxes(1, 2)
@@ -135,7 +114,7 @@ def test_a_growing_concatenation_compiles_nothing_until_a_shape_is_hot():
     # A signature called HOT times is compiled once, and gives the same result.
     a = ms.Tensor(np.arange(3 * 29, dtype=np.float32).reshape(3, 29))
     first = ops.cat((a, a), axis=0)
-    with executables() as made:
+    with compiles() as made:
         for _ in range(host_ops.HOT + 2):
             last = ops.cat((a, a), axis=0)
     assert made["n"] == 1
@@ -156,7 +135,7 @@ def test_under_an_eager_grad_and_inside_jit_the_op_is_traced_as_before():
 
 def test_tensor_methods_move_data_on_the_host_and_hand_back_an_unchanged_input_itself():
     x = ms.Tensor(np.arange(2 * 3 * 37, dtype=np.float32).reshape(2, 3, 37))
-    with executables() as made:
+    with compiles() as made:
         r = x.reshape(6, 37)
         s = x.swapaxes(0, 2)
         t = x.transpose(2, 0, 1)

@@ -105,18 +105,10 @@ HOST_DRAWN = [init.Normal(0.5, 1.0), init.Uniform(0.3), init.TruncatedNormal(0.0
 
 
 def _compilations(fn):
-    from jax import monitoring
-    count = [0]
-
-    def on_duration(event, duration, **_):
-        if event == "/jax/core/compile/backend_compile_duration":
-            count[0] += 1
-    monitoring.register_event_duration_secs_listener(on_duration)
-    try:
+    from compile_count import compiles
+    with compiles() as made:
         fn()
-    finally:
-        monitoring.unregister_event_duration_listener(on_duration)
-    return count[0]
+    return made["n"]
 
 
 def test_eager_random_initializers_compile_nothing_per_shape():

@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import lax
-from jax import monitoring
+from compile_count import compiles
 
 from cellkit import tiered_jit as tj
 
@@ -21,17 +21,9 @@ def tiering_on():
 
 
 def _compiles(fn):
-    count = [0]
-
-    def on_duration(event, duration, **_):
-        if event == "/jax/core/compile/backend_compile_duration":
-            count[0] += 1
-    monitoring.register_event_duration_secs_listener(on_duration)
-    try:
+    with compiles() as made:
         out = fn()
-    finally:
-        monitoring.unregister_event_duration_listener(on_duration)
-    return count[0], out
+    return made["n"], out
 
 
 def test_cheap_tier_first_then_the_optimised_one_once_hot():
