@@ -209,19 +209,21 @@ def _wrap(fn, compile):
     plans = {}            # (treedef, static key) -> {input signature: host_ops.Plan or None}, or False
     state = {"off": False}
 
-    def host_call(key, dynamic):
-        """The op's result computed with NumPy (host_ops), or _MISS."""
+    def host_call(key, dynamic, primals=None):
+        """The op's result computed with NumPy (host_ops), or _MISS. ``primals``: the concrete values
+        under an eager grad's tracers (``dynamic``), whose forward value is then made on the host."""
+        arrays = dynamic if primals is None else primals
         by_signature = plans.get(key)
         if by_signature is False:
             return _MISS
         if by_signature is None:
             by_signature = plans[key] = {}
-        signature = tuple((d.shape, d.dtype, d.weak_type) for d in dynamic)
+        signature = tuple((d.shape, d.dtype, d.weak_type) for d in arrays)
         plan = by_signature.get(signature, _MISS)
         if plan is _MISS:
             if len(by_signature) >= MAX_ENTRIES:
                 return _MISS
-            plan = by_signature[signature] = _plan(_body(fn, *key), dynamic)
+            plan = by_signature[signature] = _plan(_body(fn, *key), arrays)
             if plan is None and len(by_signature) == 1:
                 plans[key] = False   # the op computes: never asked again
                 if whole:
@@ -231,7 +233,9 @@ def _wrap(fn, compile):
         if not isinstance(plan, host_ops.Plan) or plan.calls >= host_ops.HOT:   # hot: the compiled call is faster from here on
             return _MISS
         try:
-            return host_ops.run(plan, dynamic)
+            if primals is None:
+                return host_ops.run(plan, dynamic)
+            return host_ops.differentiable(plan, _body(fn, *key))(*dynamic)
         except Exception:   # noqa: BLE001 - NumPy would differ (a dtype it would change): compile
             by_signature[signature] = None
             return _MISS
@@ -241,7 +245,7 @@ def _wrap(fn, compile):
         frame = local.frame
         if state["off"] or not _enabled[0] or frame is not None and getattr(frame, "staged", True):
             return fn(*args, **kwargs)
-        if not compile and not (host_ops.ready() and _all_concrete(args, kwargs)):
+        if not compile and not (host_ops.on_cpu() and _first_level(args)):
             return fn(*args, **kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         split = _classify(leaves)
@@ -263,8 +267,9 @@ def _wrap(fn, compile):
             if values[rest] > MAX_STATIC or len(entries) >= MAX_ENTRIES:
                 state["off"] = True
                 return fn(*args, **kwargs)
-        if host_ops.usable(dynamic):
-            out = host_call(key, dynamic)
+        primals = _diff_primals(dynamic)
+        if primals is not None or host_ops.usable(dynamic):
+            out = host_call(key, dynamic, primals)
             if out is not _MISS:
                 if jitted is False:
                     entries[key] = _UNBUILT
@@ -294,10 +299,22 @@ def _wrap(fn, compile):
     return call
 
 
-def _all_concrete(args, kwargs) -> bool:
-    """No tracer among the positional arrays (a cheap first look, before flattening)."""
+def _diff_primals(dynamic):
+    """Under an eager grad (first order, CPU): the concrete primal values behind the tracers, when all
+    inputs are small floating arrays (a data-movement op is then differentiated with its forward
+    value made on the host); else None."""
+    if not _DIFF_TRACERS or not any(type(d) in _DIFF_TRACERS for d in dynamic) or not host_ops.on_cpu():
+        return None
+    primals = [d.primal if type(d) in _DIFF_TRACERS else d for d in dynamic]
+    if not host_ops.small(primals) or not all(np.issubdtype(p.dtype, np.inexact) for p in primals):
+        return None
+    return primals
+
+
+def _first_level(args) -> bool:
+    """No tracer among the positional arrays but an eager grad's (a cheap first look, before flattening)."""
     for a in args:
-        if isinstance(a, _Tracer):
+        if isinstance(a, _Tracer) and type(a) not in _DIFF_TRACERS:
             return False
     return True
 

@@ -34,7 +34,7 @@ import math
 import jax
 import numpy as np
 
-__all__ = ["plan", "run", "usable", "ready", "Plan", "PASSTHROUGH", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
+__all__ = ["plan", "run", "differentiable", "usable", "small", "ready", "on_cpu", "Plan", "PASSTHROUGH", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
 # A host call costs about 25 us more than a compiled one (mostly copying the result to the device);
@@ -144,24 +144,32 @@ class Plan:
     """An op's traced jaxpr for one input signature, the output structure to rebuild, and how many
     times it ran (the caller compiles the op instead once that passes :data:`HOT`)."""
 
-    __slots__ = ("jaxpr", "out_tree", "calls")
+    __slots__ = ("jaxpr", "out_tree", "calls", "jvp")
 
     def __init__(self, jaxpr, out_tree):
-        self.jaxpr, self.out_tree, self.calls = jaxpr, out_tree, 0
+        self.jaxpr, self.out_tree, self.calls, self.jvp = jaxpr, out_tree, 0, None
+
+
+def on_cpu() -> bool:
+    """Whether this process's backend is the CPU (the only one where host results are the same and cheap)."""
+    if not _cpu:
+        _cpu.append(jax.default_backend() == "cpu")
+    return _cpu[0]
 
 
 def ready() -> bool:
-    """Whether this process's backend is the CPU (the only one where host results are the same and
-    cheap) and no JAX trace is active (inside one, the op is staged as before)."""
-    if not _cpu:
-        _cpu.append(jax.default_backend() == "cpu")
-    return _cpu[0] and trace_state_clean()
+    """:func:`on_cpu`, and no JAX trace is active (inside one, the op is staged as before)."""
+    return on_cpu() and trace_state_clean()
 
 
 def usable(arrays) -> bool:
-    """Whether calls with these (concrete) arrays may run here: CPU backend, default device, small."""
-    if not ready():
-        return False
+    """Whether calls with these arrays may run here: :func:`ready`, and :func:`small`."""
+    return ready() and small(arrays)
+
+
+def small(arrays) -> bool:
+    """Whether these are concrete arrays on the default device, not committed, with at most
+    :data:`MAX_ELEMENTS` elements in all."""
     total = 0
     for a in arrays:
         if type(a) is not _ArrayImpl or a._committed or len(a.sharding.device_set) != 1:
@@ -240,3 +248,23 @@ def run(p: Plan, arrays):
     # A fresh C-ordered copy each: never a view of an input's buffer (which a later step may donate).
     return jax.tree_util.tree_unflatten(
         p.out_tree, [jax.device_put(np.array(o, order="C", copy=True)) for o in outs])
+
+
+def differentiable(p: Plan, fn):
+    """``fn`` (the op the plan was traced from) as a ``jax.custom_jvp`` whose primal output is the
+    plan run on the host, for calls inside an eager ``grad``/``vjp`` whose primal inputs are concrete.
+
+    A data-movement op is linear: its tangent is ``fn`` of the tangents, staged into the
+    differentiation trace as before, so the backward pass is the one JAX would build, and only the
+    forward value comes from NumPy instead of a compiled executable.
+    """
+    if p.jvp is None:
+        g = jax.custom_jvp(fn)
+
+        def rule(primals, tangents):
+            # Concrete tangents (forward mode, or zeros JAX made concrete) are moved on the host too.
+            concrete = all(type(t) is _ArrayImpl for t in tangents)
+            return run(p, primals), run(p, tangents) if concrete else fn(*tangents)
+        g.defjvp(rule)
+        p.jvp = g
+    return p.jvp

@@ -149,3 +149,46 @@ def test_tensor_methods_move_data_on_the_host_and_hand_back_an_unchanged_input_i
     assert i.dtype == np.int8 and i[-1] == 40
     assert x.astype(ms.float32) is x and x.reshape(2, 3, 37) is x   # as JAX does: no copy
     assert host_ops.plan(lambda a: a.astype(jnp.float32), [x]) is host_ops.PASSTHROUGH
+
+
+def _attention_like(x, w):
+    h = ops.matmul(x, w)                                   # (2, 5, 12)
+    q, k, v = ops.split(h.reshape(2, 5, 3, 4).transpose(2, 0, 1, 3), 1, axis=0)
+    q, k, v = q.squeeze(0), k.squeeze(0), v.squeeze(0)
+    s = ops.softmax(ops.matmul(q, k.swapaxes(-1, -2)), axis=-1)
+    return (ops.cat((ops.matmul(s, v), q), axis=-1) ** 2).sum()
+
+
+def test_under_an_eager_grad_data_movement_is_on_the_host_and_the_gradient_is_unchanged():
+    rng = np.random.default_rng(3)
+    x = ms.Tensor(rng.normal(size=(2, 5, 6)).astype(np.float32))
+    w = ms.Tensor(rng.normal(size=(6, 12)).astype(np.float32))
+    before = eager_jit.stats()["host"]
+    got = ms.grad(_attention_like, grad_position=(0, 1))(x, w)
+    assert eager_jit.stats()["host"] > before          # the forward's reshapes, splits, ... planned
+    eager_jit.set_enabled(False)
+    try:
+        want = ms.grad(_attention_like, grad_position=(0, 1))(x, w)
+    finally:
+        eager_jit.set_enabled(True)
+    for g, r in zip(got, want):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
+    ref = jax.grad(lambda a, b: _attention_like(a, b), argnums=(0, 1))(jnp.asarray(x), jnp.asarray(w))
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
+
+
+def test_forward_mode_and_second_order_through_host_moved_ops():
+    x = jnp.asarray(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+    t = jnp.ones_like(x)
+
+    def f(a):
+        return (ops.cat((a, a.swapaxes(0, 1).reshape(3, 4)), axis=0) ** 3).sum()
+
+    primal, tangent = jax.jvp(f, (x,), (t,))
+    ref_p, ref_t = jax.jvp(lambda a: (jnp.concatenate([a, a.T.reshape(3, 4)]) ** 3).sum(), (x,), (t,))
+    np.testing.assert_allclose(primal, ref_p, rtol=1e-6)
+    np.testing.assert_allclose(tangent, ref_t, rtol=1e-6)
+    hess = jax.grad(lambda a: jax.grad(f)(a).sum())(x)   # the inner grad's primals are tracers: traced as before
+    ref_h = jax.grad(lambda a: jax.grad(lambda b: (jnp.concatenate([b, b.T.reshape(3, 4)]) ** 3).sum())(a).sum())(x)
+    np.testing.assert_allclose(hess, ref_h, rtol=1e-5)

@@ -119,9 +119,8 @@ def install() -> None:
             method = functools.wraps(jax_method)(adapter(jax_method))
             del method.__wrapped__   # its signature is the adapter's (JAX's calls and MindSpore's), not JAX's
             setattr(cls, name, method)
-        if not issubclass(cls, jax.core.Tracer):
-            for name in HOST_FIRST:
-                setattr(cls, name, functools.wraps(getattr(cls, name))(host_first(getattr(cls, name))))
+        for name in HOST_FIRST:   # (on tracers: an eager grad's forward values; other traces pass straight on)
+            setattr(cls, name, functools.wraps(getattr(cls, name))(host_first(getattr(cls, name))))
         for name, (_, functional) in INPLACE.items():
             if name not in have:
                 setattr(cls, name, inplace.array_method(name, functional))
