@@ -122,3 +122,31 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="int type"):
         ops.randint_like(ms.ops.ones(2), 0, 3)
     assert P.Multinomial(seed=1) == P.Multinomial(seed=1) != P.Multinomial(seed=2)
+
+
+def test_eager_standard_draws_are_jax_randoms_without_a_compilation_per_shape():
+    import jax
+    from compile_count import compiles
+
+    from cellkit import host_ops
+    ops.randn(1)
+    ops.rand(1)   # each distribution's chunk executable, once
+    ms.set_seed(21)
+    with compiles() as made:
+        got = [ops.randn(3, 13), ops.rand(2, 17), ops.standard_normal((5, 11)), ops.randn_like(ops.zeros((19,)))]
+    if jax.default_backend() == "cpu":
+        assert made["n"] == 0
+    ms.set_seed(21)
+    keys = [ms.random.next_key() for _ in got]
+    f32 = np.float32   # MindSpore's default; jax.random's follows jax_enable_x64
+    want = [jax.random.normal(keys[0], (3, 13), f32), jax.random.uniform(keys[1], (2, 17), f32),
+            jax.random.normal(keys[2], (5, 11), f32), jax.random.normal(keys[3], (19,), f32)]
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    # A shape drawn over and over switches to jax.random's own executable: the same numbers.
+    ms.set_seed(22)
+    draws = [ops.randn(2, 23) for _ in range(host_ops.HOT + 2)]
+    ms.set_seed(22)
+    last_key = [ms.random.next_key() for _ in draws][-1]
+    np.testing.assert_array_equal(np.asarray(draws[-1]), np.asarray(jax.random.normal(last_key, (2, 23), np.float32)))

@@ -18,9 +18,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ... import draws, host_ops
 from ... import dtype as mstype
 from ...random import next_key
-from ...tensor import default_int_dtype
+from ...tensor import default_int_dtype, host_to_device
 from ._utils import _v
 from .array_func import canonical
 
@@ -98,26 +99,46 @@ def _float(dtype):
     return np.float32 if dtype is None else canonical(dtype)
 
 
+_drawn = {}   # (kind, shape, dtype) -> eager draws made by cellkit.draws
+
+
+def _standard(kind, key, shape, dtype):
+    """``jax.random.normal`` / ``uniform`` (on [0, 1)) for ``key``. An eager call on the CPU backend
+    takes the same numbers from :mod:`cellkit.draws` (one executable per distribution, not one per
+    shape), until the same shape has been drawn ``host_ops.HOT`` times: then ``jax.random``'s own
+    executable for it is compiled, which is faster per call."""
+    signature = (kind, shape, np.dtype(dtype))
+    calls = _drawn.get(signature, 0)
+    if calls < host_ops.HOT and not isinstance(key, jax.core.Tracer) and host_ops.ready():
+        out = draws.standard(kind, key, shape, dtype)
+        if out is not None:
+            if len(_drawn) > 4096:
+                _drawn.clear()
+            _drawn[signature] = calls + 1
+            return host_to_device(out)
+    return (jax.random.normal if kind == "normal" else jax.random.uniform)(key, shape, dtype)
+
+
 def rand(*size, dtype=None, seed=None):
     """Uniform [0, 1) samples of ``size``."""
-    return jax.random.uniform(next_key(), _size(size), _float(dtype))
+    return _standard("uniform", next_key(), _size(size), _float(dtype))
 
 
 def rand_like(input, seed=None, *, dtype=None):  # noqa: A002
     """Uniform [0, 1) samples shaped like ``input``."""
     x = _v(input)
-    return jax.random.uniform(next_key(), x.shape, _float(dtype or x.dtype))
+    return _standard("uniform", next_key(), x.shape, _float(dtype or x.dtype))
 
 
 def randn(*size, dtype=None, seed=None):
     """Standard normal samples of ``size``."""
-    return jax.random.normal(next_key(), _size(size), _float(dtype))
+    return _standard("normal", next_key(), _size(size), _float(dtype))
 
 
 def randn_like(input, seed=None, *, dtype=None):  # noqa: A002
     """Standard normal samples shaped like ``input``."""
     x = _v(input)
-    return jax.random.normal(next_key(), x.shape, _float(dtype or x.dtype))
+    return _standard("normal", next_key(), x.shape, _float(dtype or x.dtype))
 
 
 def uniform(shape, minval, maxval, seed=None, dtype=np.float32):
@@ -131,7 +152,7 @@ def uniform(shape, minval, maxval, seed=None, dtype=np.float32):
 
 def standard_normal(shape, seed=None):
     """Standard normal samples of ``shape``."""
-    return jax.random.normal(next_key(), tuple(shape), np.float32)
+    return _standard("normal", next_key(), tuple(shape), np.float32)
 
 
 def normal(shape, mean, stddev, seed=None):
