@@ -30,6 +30,7 @@ What stays exactly as it was:
   split: :mod:`cellkit.host_ops`) on small concrete arrays on the CPU backend
   runs with NumPy instead, giving the same bits with no compilation per shape,
   until the same signature has run :data:`host_ops.HOT` times; it is compiled then.
+  Inside an eager grad its forward value is made so too; its gradient is JAX's.
 
 ``CELLKIT_EAGER_JIT=0`` (read at import) or ``set_enabled(False)`` turns the
 mechanism off. Registries apply it where ops are registered
@@ -59,8 +60,8 @@ from . import host_ops
 from .parameter import Parameter, local
 from .tiered_jit import tiered_jit
 
-__all__ = ["eager_jit", "host_first", "op_by_op", "needs_values", "install", "wraps_op", "set_enabled", "enabled", "MAX_STATIC",
-           "MAX_ENTRIES", "stats"]
+__all__ = ["eager_jit", "host_first", "op_by_op", "needs_values", "install", "wraps_op", "set_enabled", "enabled",
+           "MAX_STATIC", "MAX_ENTRIES", "stats"]
 
 MAX_STATIC = 8
 MAX_ENTRIES = 1024
@@ -230,8 +231,8 @@ def _wrap(fn, compile):
                     state["off"] = True
             if isinstance(plan, host_ops.Plan):
                 _stats["host"] += 1
-        if not isinstance(plan, host_ops.Plan) or plan.calls >= host_ops.HOT:   # hot: the compiled call is faster from here on
-            return _MISS
+        if not isinstance(plan, host_ops.Plan) or plan.calls >= host_ops.HOT:
+            return _MISS   # (hot: the compiled call is faster from here on)
         try:
             if primals is None:
                 return host_ops.run(plan, dynamic)
@@ -267,8 +268,8 @@ def _wrap(fn, compile):
             if values[rest] > MAX_STATIC or len(entries) >= MAX_ENTRIES:
                 state["off"] = True
                 return fn(*args, **kwargs)
-        primals = _diff_primals(dynamic)
-        if primals is not None or host_ops.usable(dynamic):
+        primals = _diff_primals(dynamic) if plans.get(key) is not False else None
+        if primals is not None or plans.get(key) is not False and host_ops.usable(dynamic):
             out = host_call(key, dynamic, primals)
             if out is not _MISS:
                 if jitted is False:

@@ -57,7 +57,8 @@ def threefry2x32(k1, k2, x1, x2):
 
 
 def _host_ok() -> bool:
-    return trace_state_clean() and bool(jax.config.jax_threefry_partitionable) and jax.config.jax_default_prng_impl == "threefry2x32"
+    return (trace_state_clean() and bool(jax.config.jax_threefry_partitionable)
+            and jax.config.jax_default_prng_impl == "threefry2x32")
 
 
 def wrap(data):

@@ -10,7 +10,8 @@ equation is one of :data:`PRIMITIVES`; :func:`run` evaluates such a plan with
 NumPy and puts the results on the device (``jax.device_put``, no compilation).
 
 Only where that is the same computation: the CPU backend, concrete arrays
-and no JAX trace active, each on the default device and not committed to
+and no JAX trace active (or, inside an eager grad, concrete primal values:
+:func:`differentiable`), each on the default device and not committed to
 another, at most :data:`MAX_ELEMENTS` elements in and out (larger copies go to
 XLA, whose dispatch is asynchronous), and results that are not weakly typed.
 Arithmetic is never done here: XLA's CPU code flushes subnormal numbers to zero
@@ -34,7 +35,8 @@ import math
 import jax
 import numpy as np
 
-__all__ = ["plan", "run", "differentiable", "usable", "small", "ready", "on_cpu", "Plan", "PASSTHROUGH", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
+__all__ = ["plan", "run", "differentiable", "usable", "small", "ready", "on_cpu", "Plan", "PASSTHROUGH", "UNSUITED",
+           "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
 # A host call costs about 25 us more than a compiled one (mostly copying the result to the device);
@@ -178,36 +180,45 @@ def small(arrays) -> bool:
     return total <= MAX_ELEMENTS
 
 
-def _structural(jaxpr) -> bool:
+def _moves_data(jaxpr) -> bool:
+    """Whether every equation (nested calls included) is one NumPy computes exactly as XLA does."""
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         if name in _NESTED:
             inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
-            if inner is None or not _structural(getattr(inner, "jaxpr", inner)):
+            if inner is None or not _moves_data(getattr(inner, "jaxpr", inner)):
                 return False
         elif name not in PRIMITIVES or name in _EXACT_IF and not _EXACT_IF[name](eqn):
-            return False
-    for var in jaxpr.outvars:
-        aval = getattr(var, "aval", None)
-        if aval is not None and (getattr(aval, "weak_type", False) or math.prod(aval.shape) > MAX_ELEMENTS):
             return False
     return True
 
 
-PASSTHROUGH = "passthrough"
+def _unsuited(jaxpr) -> bool:
+    """Whether a result is weakly typed (NumPy has no weak types) or too big for the host."""
+    for var in jaxpr.outvars:
+        aval = getattr(var, "aval", None)
+        if aval is not None and (getattr(aval, "weak_type", False) or math.prod(aval.shape) > MAX_ELEMENTS):
+            return True
+    return False
+
+
+PASSTHROUGH = "passthrough"   # an output is an input unchanged: the call is left to JAX
+UNSUITED = "unsuited"         # moves data, but a result is weakly typed or too big: left to JAX
 
 
 def plan(fn, arrays):
-    """``fn(*arrays)``'s jaxpr as a :class:`Plan` when it only moves data, else None; :data:`PASSTHROUGH`
-    when an output is an input unchanged (``x.astype(x.dtype)``: JAX hands back the array itself,
-    which is cheaper than any copy).
+    """``fn(*arrays)``'s jaxpr as a :class:`Plan` when it only moves data; None when it computes.
 
-    A signature that is called over and over is better compiled once: the caller
-    stops running a plan once its ``calls`` pass :data:`HOT`.
+    :data:`PASSTHROUGH` when an output is an input unchanged (``x.astype(x.dtype)``: JAX hands back
+    the array itself, which is cheaper than any copy), :data:`UNSUITED` when a result is weakly typed
+    or larger than :data:`MAX_ELEMENTS`. A signature that is called over and over is better compiled
+    once: the caller stops running a plan once its ``calls`` pass :data:`HOT`.
     """
     closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*arrays)
-    if not _structural(closed.jaxpr):
+    if not _moves_data(closed.jaxpr):
         return None
+    if _unsuited(closed.jaxpr):
+        return UNSUITED
     if any(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):
         return PASSTHROUGH
     return Plan(closed, jax.tree_util.tree_structure(shapes))

@@ -192,3 +192,20 @@ def test_forward_mode_and_second_order_through_host_moved_ops():
     hess = jax.grad(lambda a: jax.grad(f)(a).sum())(x)   # the inner grad's primals are tracers: traced as before
     ref_h = jax.grad(lambda a: jax.grad(lambda b: (jnp.concatenate([b, b.T.reshape(3, 4)]) ** 3).sum())(a).sum())(x)
     np.testing.assert_allclose(hess, ref_h, rtol=1e-5)
+
+
+def test_a_result_too_big_or_weakly_typed_is_left_to_jax_for_that_signature_only():
+    x = jnp.arange(4.0, dtype=jnp.float32)
+    assert host_ops.plan(lambda a: jnp.broadcast_to(a, (host_ops.MAX_ELEMENTS, 4)), [x]) is host_ops.UNSUITED
+    assert host_ops.plan(lambda a: jnp.reshape(a, (2, 2)) * 1, [x]) is None   # computes
+
+    @eager_jit.eager_jit
+    def widen(a, n):
+        return jnp.broadcast_to(a, (n, 4))
+
+    big = widen(x, host_ops.MAX_ELEMENTS)          # compiled: too big a result for the host
+    before = eager_jit.stats()["host"]
+    small = widen(x, 3)                            # a new signature of the same op: on the host
+    assert eager_jit.stats()["host"] == before + 1
+    np.testing.assert_array_equal(big[-1], x)
+    np.testing.assert_array_equal(small, np.broadcast_to(np.arange(4.0), (3, 4)))
