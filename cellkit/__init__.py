@@ -108,7 +108,7 @@ def __getattr__(name):
 
 def _freeze_import_objects():
     """Move the objects made so far (modules, functions and tables of cellkit, JAX and NumPy: about
-    150,000) out of the cyclic collector's sight. They live as long as the process; without this every
+    140,000) out of the cyclic collector's sight. They live as long as the process; without this every
     full collection, and the collections at interpreter exit (about 0.1 s), traverse them all.
     ``CELLKIT_GC_FREEZE=0`` (read at import) leaves the collector alone."""
     import gc

@@ -23,9 +23,16 @@ ninth call can differ from its first for the same inputs, which reproducibility
 checks and exact comparisons notice. ``CELLKIT_TIERED_JIT=1`` (read at import)
 or :func:`set_enabled` turns it on, for the executables made from then on.
 
+With tiering off, a top-level CPU call whose arrays hold at most :data:`SMALL`
+elements in all is still compiled with :data:`FAST_OPTIONS`, always: the choice
+follows the input shapes, so every call of a signature runs the same executable
+and gives the same bits; on arrays this small the slower code costs at most some
+microseconds per call (a 512-element gelu: 18 us instead of 4). Any other call
+is plain ``jax.jit``.
+
 >>> import jax.numpy as jnp
 >>> from cellkit.tiered_jit import tiered_jit
->>> f = tiered_jit(lambda x: jnp.sin(x) * 2)   # jax.jit unless tiering is on
+>>> f = tiered_jit(lambda x: jnp.sin(x) * 2)   # a tiny call: compiled cheaply, the same every time
 >>> round(float(f(jnp.float32(0.5))), 4)
 0.9589
 """
