@@ -14,9 +14,11 @@ and no JAX trace active (or, inside an eager grad, concrete primal values:
 :func:`differentiable`), each on the default device and not committed to
 another, at most :data:`MAX_ELEMENTS` elements in and out (larger copies go to
 XLA, whose dispatch is asynchronous), and results that are not weakly typed.
-Arithmetic is never done here: XLA's CPU code flushes subnormal numbers to zero
-and contracts multiply-adds, which NumPy does not. Conversions only where exact
-(bool to anything, integer to integer).
+Floating-point arithmetic is never done here: XLA's CPU code flushes subnormal
+numbers to zero and contracts multiply-adds, which NumPy does not. Integer and
+bool arithmetic (add, sub, max, min, comparisons, and/or/not: an index made
+positive, a clamp) wraps the same in both. Conversions only where exact (bool
+to anything, integer to integer).
 
 >>> import jax, jax.numpy as jnp
 >>> x = jnp.arange(6.0).reshape(2, 3)
@@ -132,6 +134,22 @@ PRIMITIVES = {
     "iota": _iota,
     "convert_element_type": _convert,
 }
+
+
+def _wrapping(ufunc):
+    """An integer NumPy ufunc that wraps on overflow silently, as XLA's does."""
+    def op(*xs):
+        with np.errstate(over="ignore"):
+            return np.asarray(ufunc(*xs))
+    return op
+
+
+# Integer and bool arithmetic is exact in both (two's complement): index arithmetic (a negative
+# index normalised, a clamp) stays on the host. Only for integer and bool operands (_EXACT_IF).
+_INTEGER = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum, "lt": np.less,
+            "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
+            "and": np.bitwise_and, "or": np.bitwise_or, "not": np.invert}
+PRIMITIVES.update({name: _wrapping(ufunc) for name, ufunc in _INTEGER.items()})
 _NESTED = ("jit", "pjit", "closed_call", "core_call")
 # Equations of these primitives are exact only for some dtypes or parameters (checked when planning).
 _EXACT_IF = {
@@ -139,6 +157,7 @@ _EXACT_IF = {
     "select_n": lambda eqn: np.dtype(eqn.invars[0].aval.dtype) == np.bool_,
     "iota": lambda eqn: np.dtype(eqn.params["dtype"]).kind in "iu",
     "reshape": lambda eqn: eqn.params.get("dimensions") is None,
+    **{name: lambda eqn: all(np.dtype(v.aval.dtype).kind in "biu" for v in eqn.invars) for name in _INTEGER},
 }
 
 

@@ -36,6 +36,8 @@ MOVES = [
     ("flip", lambda a: jnp.flip(a, (0, 1)), [(3, 4)]),
     ("tile", lambda a: jnp.tile(a, (2, 1, 3)), [(2, 3)]),
     ("where on a bool mask", lambda a, b, m: jnp.where(m, a, b), [(3, 4), (3, 4), "mask"]),
+    ("dynamic slice, clamped", lambda a: jax.lax.dynamic_slice(a, (5, -2), (3, 2)), [(6, 4)]),
+    ("dynamic slice at an array index", lambda a, i: jax.lax.dynamic_slice_in_dim(a, i, 2, axis=1), [(3, 5), "index"]),
     ("zeros", lambda: jnp.zeros((3, 5), jnp.float32), []),
     ("int arange", lambda: jnp.arange(7, dtype=jnp.int32), []),
 ]
@@ -43,8 +45,8 @@ MOVES = [
 
 @pytest.mark.parametrize("name,fn,shapes", MOVES, ids=[m[0] for m in MOVES])
 def test_a_data_movement_op_gives_xlas_bits_without_compiling(name, fn, shapes):
-    arrays = [jnp.asarray(np.arange(12).reshape(3, 4) % 3 == 0) if s == "mask" else _data(s, seed=i)
-              for i, s in enumerate(shapes)]
+    special = {"mask": jnp.asarray(np.arange(12).reshape(3, 4) % 3 == 0), "index": jnp.asarray(np.int32(4))}
+    arrays = [special[s] if isinstance(s, str) else _data(s, seed=i) for i, s in enumerate(shapes)]
     plan = host_ops.plan(fn, arrays)
     assert plan is not None, f"{name}: expected a host plan"
     with compiles() as made:
@@ -72,14 +74,16 @@ def test_arithmetic_and_inexact_conversions_are_never_run_on_the_host(name, fn):
     assert host_ops.plan(fn, [_data((3, 4))]) is None
 
 
-def test_integer_and_bool_conversions_are_exact_on_the_host():
+def test_integer_arithmetic_and_conversions_are_exact_on_the_host():
     x = jnp.asarray(np.array([-3, 2 ** 31 - 1, 7, -(2 ** 31)], np.int32))
-    for fn in (lambda a: a.astype(jnp.int8), lambda a: a.astype(jnp.uint32), lambda a: (a > 0).astype(jnp.float32)):
+    for fn in (lambda a: a.astype(jnp.int8), lambda a: a.astype(jnp.uint32), lambda a: (a > 0).astype(jnp.float32),
+               lambda a: a + jnp.int32(1),   # wraps at 2**31 - 1, as XLA does
+               lambda a: jnp.maximum(a - 5, jnp.int32(-4)) == a):
         p = host_ops.plan(fn, [x])
-        if fn(x).dtype == jnp.float32:   # bool -> float goes through a comparison: computed, not moved
-            assert p is None
-            continue
-        np.testing.assert_array_equal(host_ops.run(p, [x]), jax.jit(fn)(x))
+        assert isinstance(p, host_ops.Plan)
+        got, want = host_ops.run(p, [x]), jax.jit(fn)(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
 
 
 def test_only_small_uncommitted_cpu_arrays_outside_a_trace_are_usable():
