@@ -4,6 +4,9 @@ Recorded by ``tests/fixtures/record/record_layer_mindcv_fixes.py``; each case is
 piece of a mindcv model that cellkit first got wrong.
 """
 
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 
@@ -11,25 +14,16 @@ import cellkit as ms
 from cellkit import nn, ops
 from ms_fixtures import load
 
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "fixtures" / "record"))
+from mindcv_subclasses import cells, with_grads  # noqa: E402
+
 RTOL, ATOL = 1e-5, 1e-6
+C = cells(ms)
 
 
 @pytest.fixture(scope="module")
 def recorded():
     return load("layer_mindcv_fixes")
-
-
-def with_grads(net, *inputs):
-    """``(output, input gradients, Parameter gradients)`` of ``sum(output * weights)``, as recorded."""
-    out = net(*[ms.Tensor(x) for x in inputs])
-    w = ms.Tensor(np.random.default_rng(99).uniform(-1, 1, out.shape).astype(np.float32))
-    params = net.trainable_params()
-
-    def loss(*xs):
-        return (net(*xs) * w).sum()
-
-    gx, gw = ms.grad(loss, tuple(range(len(inputs))), params)(*[ms.Tensor(x) for x in inputs])
-    return np.asarray(out), [np.asarray(g) for g in gx], {p.name: np.asarray(g) for p, g in zip(params, gw)}
 
 
 def assert_close(got, want):
@@ -45,33 +39,15 @@ def assert_close(got, want):
         np.testing.assert_allclose(np.asarray(got), want, rtol=RTOL, atol=ATOL)
 
 
-class _First(nn.Cell):
-    def __init__(self, cell):
-        super().__init__()
-        self.cell = cell
-
-    def construct(self, x):
-        return self.cell(x)[0]
-
-
-class ChannelsFirstLayerNorm(nn.LayerNorm):
-    """mindcv's ConvNextLayerNorm (convnext, convnextv2): calls ``nn.LayerNorm``'s ``layer_norm`` Primitive."""
-
-    def construct(self, x):
-        x = ops.transpose(x, (0, 2, 3, 1))
-        y, mean, var = self.layer_norm(x, self.gamma, self.beta)
-        return ops.transpose(y, (0, 3, 1, 2)), mean, var
-
-
 def test_layer_norm_holds_its_primitive(recorded):
     case = recorded["layer_norm_attribute"]
     x, gamma, beta = case["inputs"]
-    ln = ChannelsFirstLayerNorm((3,), epsilon=1e-6)
+    ln = C.ChannelsFirstLayerNorm((3,), epsilon=1e-6)
     assert isinstance(ln.layer_norm, ops.LayerNorm)
     ln.gamma.set_data(ms.Tensor(gamma))
     ln.beta.set_data(ms.Tensor(beta))
     y, mean, var = ln(ms.Tensor(x))
-    _, gx, gw = with_grads(nn.SequentialCell([_First(ln)]), x)
+    _, gx, gw = with_grads(ms, nn.SequentialCell([C.First(ln)]), x)
     assert_close((y, mean, var, gx, gw), case["output"])
 
 

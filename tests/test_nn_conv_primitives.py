@@ -4,12 +4,18 @@ Subclasses call them with a weight of their own, e.g. mindcv's weight-standardis
 (BiT); the fixtures are ``tests/fixtures/record/record_nn_conv_primitives.py``.
 """
 
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 
 import cellkit as ms
-from cellkit import nn, ops
+from cellkit import nn
 from ms_fixtures import load
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "fixtures" / "record"))
+from mindcv_subclasses import cells  # noqa: E402
 
 CASES = load("nn_conv_primitives")
 LAYERS = [name for name in CASES if name != "std_conv2d"]
@@ -30,18 +36,9 @@ def test_primitive_attributes_with_a_given_weight(name):
     np.testing.assert_allclose(np.asarray(got), case["output"], rtol=1e-5, atol=1e-5)
 
 
-class StdConv2d(nn.Conv2d):
-    def construct(self, x):
-        w = self.weight
-        m = ops.ReduceMean(keep_dims=True)(w, [1, 2, 3])
-        v = w.var((1, 2, 3), keepdims=True)
-        w = (w - m) / ops.sqrt(v + 1e-10)
-        return self.bias_add(self.conv2d(x, w), self.bias)
-
-
 def test_weight_standardised_subclass_and_its_gradients():
     case = CASES["std_conv2d"]
-    net = StdConv2d(3, 4, 3, pad_mode="pad", padding=1, has_bias=True)
+    net = cells(ms).StdConv2d(3, 4, 3, pad_mode="pad", padding=1, has_bias=True)
     _fill(net, case["kwargs"]["weights"])
     x, ct = (ms.Tensor(a) for a in case["inputs"])
     fn = ms.value_and_grad(lambda x: (net(x) * ct).sum(), 0, net.trainable_params())
