@@ -30,6 +30,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .host_keys import partitionable_threefry
+
 __all__ = ["standard", "CHUNK"]
 
 CHUNK = 1 << 16
@@ -47,13 +49,8 @@ def _threefry():
 
 
 def _supported(key, dtype) -> bool:
-    if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)) or _threefry() is None:
-        return False
-    if not bool(jax.config.jax_threefry_partitionable):
-        return False
-    if not jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
-        return False
-    return str(jax.random.key_impl(key)) == "threefry2x32"
+    return (np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.float64)) and _threefry() is not None
+            and partitionable_threefry(key))
 
 
 def _bits(k1, k2, start, dtype):

@@ -33,7 +33,7 @@ except ImportError:   # another jax: jax.random does it all
     def trace_state_clean():
         return False
 
-__all__ = ["seed_key", "split_data", "wrap", "threefry2x32"]
+__all__ = ["seed_key", "split_data", "wrap", "threefry2x32", "partitionable_threefry"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = np.uint32(0x1BD11BDA)
@@ -61,6 +61,14 @@ def _host_ok() -> bool:
             and jax.config.jax_default_prng_impl == "threefry2x32")
 
 
+def partitionable_threefry(key) -> bool:
+    """Whether ``key`` is a typed threefry2x32 key and JAX's threefry is partitionable: element ``i``
+    of a draw or split then depends only on the key and ``i`` (what this module and
+    :mod:`cellkit.draws` compute)."""
+    return (bool(jax.config.jax_threefry_partitionable) and jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
+            and str(jax.random.key_impl(key)) == "threefry2x32")
+
+
 def wrap(data):
     """Threefry keys holding ``data`` (uint32, last axis 2), on the default device."""
     return jax.random.wrap_key_data(jax.device_put(np.ascontiguousarray(data, np.uint32)), impl="threefry2x32")
@@ -76,9 +84,8 @@ def seed_key(seed):
 def split_data(key, num):
     """``jax.random.key_data(jax.random.split(key, num))`` as a NumPy array, for a concrete threefry
     key of shape (); None where unsupported."""
-    if (isinstance(key, jax.core.Tracer) or getattr(key, "shape", None) != () or not _host_ok()
-            or not jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
-            or str(jax.random.key_impl(key)) != "threefry2x32"):
+    if (isinstance(key, jax.core.Tracer) or getattr(key, "shape", None) != () or not trace_state_clean()
+            or not partitionable_threefry(key)):
         return None
     k1, k2 = np.asarray(jax.random.key_data(key)).astype(np.uint32)
     b1, b2 = threefry2x32(k1, k2, np.zeros(num, np.uint32), np.arange(num, dtype=np.uint32))
