@@ -43,6 +43,8 @@ import os
 
 import jax
 
+from .host_ops import on_cpu as _on_cpu
+
 __all__ = ["tiered_jit", "FAST_OPTIONS", "HOT", "SMALL", "set_enabled", "enabled"]
 
 FAST_OPTIONS = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
@@ -50,18 +52,12 @@ HOT = 8
 _MAX_SIGNATURES = 4096
 _enabled = [os.environ.get("CELLKIT_TIERED_JIT", "0").strip().lower() in ("1", "on", "true", "yes")]
 SMALL = 1024
-_cpu = []   # [bool] once known (asking starts JAX's backend, so not at import)
 _Tracer = jax.core.Tracer
 try:
     from jax._src.array import ArrayImpl as _ArrayImpl
 except ImportError:   # another jax: every call is jax.jit's
     _ArrayImpl = ()
 
-
-def _on_cpu() -> bool:
-    if not _cpu:
-        _cpu.append(jax.default_backend() == "cpu")
-    return _cpu[0]
 
 
 def enabled() -> bool:
