@@ -236,7 +236,7 @@ def _wrap(fn, compile):
         try:
             if primals is None:
                 return host_ops.run(plan, dynamic)
-            return host_ops.differentiable(plan, _body(fn, *key))(*dynamic)
+            return host_ops.differentiable(plan)(*dynamic)
         except Exception:   # noqa: BLE001 - NumPy would differ (a dtype it would change): compile
             by_signature[signature] = None
             return _MISS

@@ -162,13 +162,14 @@ _EXACT_IF = {
 
 
 class Plan:
-    """An op's traced jaxpr for one input signature, the output structure to rebuild, and how many
-    times it ran (the caller compiles the op instead once that passes :data:`HOT`)."""
+    """An op's traced jaxpr for one input signature, the output structure to rebuild, the function it
+    was traced from, and how many times it ran (the caller compiles the op instead once that passes
+    :data:`HOT`)."""
 
-    __slots__ = ("jaxpr", "out_tree", "calls", "jvp")
+    __slots__ = ("jaxpr", "out_tree", "fn", "calls", "jvp")
 
-    def __init__(self, jaxpr, out_tree):
-        self.jaxpr, self.out_tree, self.calls, self.jvp = jaxpr, out_tree, 0, None
+    def __init__(self, jaxpr, out_tree, fn):
+        self.jaxpr, self.out_tree, self.fn, self.calls, self.jvp = jaxpr, out_tree, fn, 0, None
 
 
 def on_cpu() -> bool:
@@ -240,7 +241,7 @@ def plan(fn, arrays):
         return UNSUITED
     if any(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):
         return PASSTHROUGH
-    return Plan(closed, jax.tree_util.tree_structure(shapes))
+    return Plan(closed, jax.tree_util.tree_structure(shapes), fn)
 
 
 def _read(env, var):
@@ -280,15 +281,17 @@ def run(p: Plan, arrays):
         p.out_tree, [jax.device_put(np.array(o, order="C", copy=True)) for o in outs])
 
 
-def differentiable(p: Plan, fn):
-    """``fn`` (the op the plan was traced from) as a ``jax.custom_jvp`` whose primal output is the
-    plan run on the host, for calls inside an eager ``grad``/``vjp`` whose primal inputs are concrete.
+def differentiable(p: Plan):
+    """The op the plan was traced from (``p.fn``) as a ``jax.custom_jvp`` whose primal output is the
+    plan run on the host, for calls inside an eager ``grad``/``vjp`` whose primal inputs are concrete
+    (made once per plan).
 
-    A data-movement op is linear: its tangent is ``fn`` of the tangents, staged into the
+    A data-movement op is linear: its tangent is the op applied to the tangents, staged into the
     differentiation trace as before, so the backward pass is the one JAX would build, and only the
     forward value comes from NumPy instead of a compiled executable.
     """
     if p.jvp is None:
+        fn = p.fn
         g = jax.custom_jvp(fn)
 
         def rule(primals, tangents):
