@@ -120,7 +120,7 @@ def install() -> None:
             del method.__wrapped__   # its signature is the adapter's (JAX's calls and MindSpore's), not JAX's
             setattr(cls, name, method)
         for name in HOST_FIRST:   # (on tracers: an eager grad's forward values; other traces pass straight on)
-            setattr(cls, name, functools.wraps(getattr(cls, name))(host_first(getattr(cls, name))))
+            setattr(cls, name, host_first(getattr(cls, name)))   # (host_first keeps the name and text)
         for name, (_, functional) in INPLACE.items():
             if name not in have:
                 setattr(cls, name, inplace.array_method(name, functional))
