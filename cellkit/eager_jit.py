@@ -31,6 +31,10 @@ What stays exactly as it was:
   runs with NumPy instead, giving the same bits with no compilation per shape,
   until the same signature has run :data:`host_ops.HOT` times; it is compiled then.
   Inside an eager grad its forward value is made so too; its gradient is JAX's.
+* Outside any grad or trace, a small op that computes (float arithmetic,
+  reductions, small matrix products: :mod:`cellkit.host_compute`) runs with
+  NumPy too, the way XLA's CPU code computes it, and stays there for that
+  signature, so a signature always gives the same bits.
 
 ``CELLKIT_EAGER_JIT=0`` (read at import) or ``set_enabled(False)`` turns the
 mechanism off. Registries apply it where ops are registered
@@ -75,7 +79,6 @@ _STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsi
                  np.generic)
 _stats = {"compiled": 0, "op_by_op": 0, "host": 0}
 _MISS = object()      # no host result: compile
-_UNBUILT = object()   # an entry so far run on the host only: its executable is built when first needed
 # The tracers of an eager grad/value_and_grad (forward-mode and linearize): a jitted op on them is
 # differentiated as one executable forward and one backward. Staging tracers (jit) are never taken.
 try:
@@ -202,12 +205,14 @@ def _jax_jitted(fn) -> bool:
 def _wrap(fn, compile):
     if getattr(fn, "_cellkit_eager_jit", None) is False or getattr(fn, "_cellkit_eager_wrapped", False):
         return fn
-    # JAX's jitted functions either move data or compute, whatever the arguments: the first one that
-    # computes turns the host attempt off for good (a matmul is never asked again).
+    # A JAX jitted function whose first plan uses a primitive the host never runs (a convolution) is
+    # never asked again. Anything else is asked once per signature: which signatures run on the host
+    # must not depend on the order of calls, since a host result that computes may differ from XLA's
+    # in the last bit.
     whole = not compile and _jax_jitted(fn)
-    entries = {}          # (treedef, static key) -> jitted function, _UNBUILT, or None: op by op
-    values = {}           # (treedef, static key without floats) -> how many float values seen
-    plans = {}            # (treedef, static key) -> {input signature: host_ops.Plan or None}, or False
+    entries = {}          # (treedef, static key) -> jitted function, or None: op by op
+    values = {}           # (treedef, static key without floats) -> the static keys seen (MAX_STATIC + 1 at most)
+    plans = {}            # (treedef, static key) -> {input signature: host_ops.plan's answer}, or False
     state = {"off": False}
 
     def host_call(key, dynamic, primals=None):
@@ -218,21 +223,25 @@ def _wrap(fn, compile):
         if by_signature is False:
             return _MISS
         if by_signature is None:
+            if len(plans) >= MAX_ENTRIES:
+                plans.clear()     # (bounded: a plan dropped is made again, the same)
             by_signature = plans[key] = {}
         signature = tuple((d.shape, d.dtype, d.weak_type) for d in arrays)
         plan = by_signature.get(signature, _MISS)
         if plan is _MISS:
             if len(by_signature) >= MAX_ENTRIES:
-                return _MISS
+                by_signature.clear()
             plan = by_signature[signature] = _plan(_body(fn, *key), arrays)
-            if plan is None and len(by_signature) == 1:
-                plans[key] = False   # the op computes: never asked again
+            if plan is host_ops.NEVER:
+                plans[key] = False   # never asked again
                 if whole:
                     state["off"] = True
             if isinstance(plan, host_ops.Plan):
                 _stats["host"] += 1
-        if not isinstance(plan, host_ops.Plan) or plan.calls >= host_ops.HOT:
-            return _MISS   # (hot: the compiled call is faster from here on)
+        if not isinstance(plan, host_ops.Plan) or plan.exact and plan.calls >= host_ops.HOT:
+            return _MISS   # (hot: the compiled call is faster from here on, and gives the same bits)
+        if not plan.exact and primals is not None:
+            return _MISS   # (under a grad only data movement: the op's own derivative rules are JAX's)
         try:
             if primals is None:
                 return host_ops.run(plan, dynamic)
@@ -246,7 +255,7 @@ def _wrap(fn, compile):
         frame = local.frame
         if state["off"] or not _enabled[0] or frame is not None and getattr(frame, "staged", True):
             return fn(*args, **kwargs)
-        if not compile and not (host_ops.on_cpu() and _first_level(args)):
+        if not compile and not (host_ops.on_cpu() and _first_level(args, host_ops.MAX_ELEMENTS)):
             return fn(*args, **kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         split = _classify(leaves)
@@ -258,28 +267,28 @@ def _wrap(fn, compile):
             jitted = entries.get(key, False)
         except TypeError:      # an unhashable static part (a pytree node's own data)
             return fn(*args, **kwargs)
-        if jitted is None:
-            return fn(*args, **kwargs)
         if jitted is False:
             # Shapes, axes and dtypes vary legitimately; a float that changes from call to call
             # (a learning rate, a step-dependent scale) would compile once per value: op by op.
             rest = (treedef, tuple(s for s in static if s is None or s[0] not in (float, complex)))
-            values[rest] = values.get(rest, 0) + 1
-            if values[rest] > MAX_STATIC or len(entries) >= MAX_ENTRIES:
+            seen = values.setdefault(rest, set())
+            seen.add(static)
+            if len(seen) > MAX_STATIC:
                 state["off"] = True
                 return fn(*args, **kwargs)
-        primals = _diff_primals(dynamic) if plans.get(key) is not False else None
-        if primals is not None or plans.get(key) is not False and host_ops.usable(dynamic):
-            out = host_call(key, dynamic, primals)
-            if out is not _MISS:
-                if jitted is False:
-                    entries[key] = _UNBUILT
-                return out
-        if not compile:
-            if jitted is False:
-                entries[key] = _UNBUILT
+        # The host is asked before anything this key's compiled entry says, so which calls run there
+        # depends only on the op, the signature and the context, never on what ran before.
+        if plans.get(key) is not False:
+            primals = _diff_primals(dynamic)
+            if primals is not None or host_ops.usable(dynamic):
+                out = host_call(key, dynamic, primals)
+                if out is not _MISS:
+                    return out
+        if jitted is None or not compile:
             return fn(*args, **kwargs)
-        if jitted is False or jitted is _UNBUILT:
+        if jitted is False and len(entries) >= MAX_ENTRIES:
+            return fn(*args, **kwargs)   # (executables kept for MAX_ENTRIES keys at most; the rest op by op)
+        if jitted is False:
             jitted = tiered_jit(_body(fn, treedef, static))
             entries[key] = jitted
             try:
@@ -312,10 +321,14 @@ def _diff_primals(dynamic):
     return primals
 
 
-def _first_level(args) -> bool:
-    """No tracer among the positional arrays but an eager grad's (a cheap first look, before flattening)."""
+def _first_level(args, limit) -> bool:
+    """No tracer among the positional arrays but an eager grad's, and no concrete array larger than
+    ``limit`` elements (a cheap first look, before flattening)."""
     for a in args:
-        if isinstance(a, _Tracer) and type(a) not in _DIFF_TRACERS:
+        if type(a) is _ArrayImpl:
+            if a.size > limit:
+                return False
+        elif isinstance(a, _Tracer) and type(a) not in _DIFF_TRACERS:
             return False
     return True
 

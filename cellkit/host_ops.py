@@ -1,24 +1,24 @@
-"""Eager data-movement ops run by NumPy on the CPU backend: same bits, no XLA compilation per shape.
+"""Small eager ops run by NumPy on the CPU backend: no XLA compilation per shape.
 
 An eager reshape, transpose, concatenation, slice or split of a new shape costs an
 XLA compilation (10-30 ms on CPU) for a copy that takes microseconds: a decoding
 loop whose key/value cache grows by one position per token compiles its
-``concat`` and ``swapaxes`` once per length. These primitives move bits and
-compute nothing, so NumPy gives exactly XLA's result. :func:`plan` traces an op
-once per input signature (shapes, dtypes) and keeps its jaxpr when every
-equation is one of :data:`PRIMITIVES`; :func:`run` evaluates such a plan with
-NumPy and puts the results on the device (``jax.device_put``, no compilation).
+``concat`` and ``swapaxes`` once per length, and its attention's matmuls and
+softmax too. :func:`plan` traces an op once per input signature and flattens
+its jaxpr into NumPy steps when every equation is one of :data:`PRIMITIVES`
+(data movement: NumPy gives exactly XLA's bits; the plan is ``exact``) or of
+:data:`cellkit.host_compute.PRIMITIVES` (arithmetic computed as XLA's CPU code
+computes it, perhaps not to the last bit); :func:`run` evaluates a plan and puts
+the results on the device without compiling anything.
 
-Only where that is the same computation: the CPU backend, concrete arrays
-and no JAX trace active (or, inside an eager grad, concrete primal values:
-:func:`differentiable`), each on the default device and not committed to
-another, at most :data:`MAX_ELEMENTS` elements in and out (larger copies go to
+Only where that is the same computation: the CPU backend, concrete arrays and
+no JAX trace active (or, for an exact plan inside an eager grad, concrete primal
+values: :func:`differentiable`), each on the default device and not committed to
+another, at most :data:`MAX_ELEMENTS` elements in and out (larger work goes to
 XLA, whose dispatch is asynchronous), and results that are not weakly typed.
-Floating-point arithmetic is never done here: XLA's CPU code flushes subnormal
-numbers to zero and contracts multiply-adds, which NumPy does not. Integer and
-bool arithmetic (add, sub, max, min, comparisons, and/or/not: an index made
-positive, a clamp) wraps the same in both. Conversions only where exact (bool
-to anything, integer to integer).
+Conversions in an exact plan only where exact (bool to anything, integer to
+integer); integer and bool arithmetic (an index made positive, a clamp) wraps
+the same in both.
 
 >>> import jax, jax.numpy as jnp
 >>> x = jnp.arange(6.0).reshape(2, 3)
@@ -32,13 +32,17 @@ to anything, integer to integer).
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 
 import jax
 import numpy as np
 
-__all__ = ["plan", "run", "differentiable", "usable", "small", "ready", "on_cpu", "Plan", "PASSTHROUGH", "UNSUITED",
-           "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
+from . import host_compute
+
+__all__ = ["plan", "run", "differentiable", "usable", "small", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
+           "UNSUITED", "NEVER", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
 # A host call costs about 25 us more than a compiled one (mostly copying the result to the device);
@@ -53,6 +57,13 @@ except ImportError:   # another jax: nothing runs here
 
     def trace_state_clean():
         return False
+try:   # a device array straight from a NumPy array (jax.device_put's own path, without its overhead)
+    from jax._src.lib import xla_client as _xc
+    from jax._src.sharding_impls import SingleDeviceSharding as _Single
+    _batched_put = _xc.batched_device_put
+except (ImportError, AttributeError):
+    _batched_put = None
+_device = []
 
 
 class _NotHost(Exception):
@@ -108,7 +119,7 @@ def _select_n(which, *cases):
 
 
 def _iota(dtype, shape, dimension, **_):
-    if np.dtype(dtype).kind not in "iu":
+    if np.dtype(dtype).kind not in "iuf":   # positions below 2**24 are exact in any float
         raise _NotHost
     axis = np.arange(shape[dimension], dtype=dtype)
     return np.broadcast_to(axis.reshape([-1 if i == dimension else 1 for i in range(len(shape))]), shape)
@@ -150,26 +161,28 @@ _INTEGER = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.mini
             "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
             "and": np.bitwise_and, "or": np.bitwise_or, "not": np.invert}
 PRIMITIVES.update({name: _wrapping(ufunc) for name, ufunc in _INTEGER.items()})
-_NESTED = ("jit", "pjit", "closed_call", "core_call")
 # Equations of these primitives are exact only for some dtypes or parameters (checked when planning).
 _EXACT_IF = {
     "convert_element_type": lambda eqn: _exact_conversion(eqn.invars[0].aval.dtype, eqn.params["new_dtype"]),
     "select_n": lambda eqn: np.dtype(eqn.invars[0].aval.dtype) == np.bool_,
-    "iota": lambda eqn: np.dtype(eqn.params["dtype"]).kind in "iu",
+    "iota": lambda eqn: np.dtype(eqn.params["dtype"]).kind in "iuf",
     "reshape": lambda eqn: eqn.params.get("dimensions") is None,
     **{name: lambda eqn: all(np.dtype(v.aval.dtype).kind in "biu" for v in eqn.invars) for name in _INTEGER},
 }
 
 
 class Plan:
-    """An op's traced jaxpr for one input signature, the output structure to rebuild, the function it
-    was traced from, and how many times it ran (the caller compiles the op instead once that passes
-    :data:`HOT`)."""
+    """An op's traced jaxpr for one input signature, flattened into NumPy steps; the output structure to
+    rebuild, the function it was traced from, whether every step gives XLA's exact bits (``exact``),
+    and how many times it ran (the caller compiles an exact plan instead once that passes :data:`HOT`)."""
 
-    __slots__ = ("jaxpr", "out_tree", "fn", "calls", "jvp")
+    __slots__ = ("jaxpr", "out_tree", "fn", "calls", "jvp", "exact", "steps", "registers", "inputs", "outputs",
+                 "avals")
 
-    def __init__(self, jaxpr, out_tree, fn):
-        self.jaxpr, self.out_tree, self.fn, self.calls, self.jvp = jaxpr, out_tree, fn, 0, None
+    def __init__(self, jaxpr, out_tree, fn, exact=True):
+        self.jaxpr, self.out_tree, self.fn, self.calls, self.jvp, self.exact = jaxpr, out_tree, fn, 0, None, exact
+        self.steps, self.registers, self.inputs, self.outputs = _program(jaxpr, exact)
+        self.avals = [jax.core.ShapedArray(v.aval.shape, v.aval.dtype) for v in jaxpr.jaxpr.outvars]
 
 
 def on_cpu() -> bool:
@@ -200,17 +213,37 @@ def small(arrays) -> bool:
     return total <= MAX_ELEMENTS
 
 
-def _moves_data(jaxpr) -> bool:
-    """Whether every equation (nested calls included) is one NumPy computes exactly as XLA does."""
+def _inner(eqn):
+    inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+    return None if inner is None else getattr(inner, "jaxpr", inner)
+
+
+def _kind(jaxpr):
+    """EXACT when every equation (nested calls included) is one NumPy computes exactly as XLA does,
+    COMPUTE when some are computed as XLA's CPU code does but perhaps not to the bit
+    (:mod:`cellkit.host_compute`; only where that is switched on), None when one is neither for these
+    dtypes and sizes, NEVER when a primitive is one the host never runs (a convolution, a gather)."""
+    kind = EXACT
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         if name in _NESTED:
-            inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
-            if inner is None or not _moves_data(getattr(inner, "jaxpr", inner)):
-                return False
-        elif name not in PRIMITIVES or name in _EXACT_IF and not _EXACT_IF[name](eqn):
-            return False
-    return True
+            inner = _inner(eqn)
+            sub = None if inner is None else _kind(inner)
+            if sub is None or sub == NEVER:
+                return sub
+            kind = kind if sub == EXACT else COMPUTE
+        elif name not in PRIMITIVES and name not in host_compute.PRIMITIVES:
+            return NEVER
+        elif name in PRIMITIVES and (name not in _EXACT_IF or _EXACT_IF[name](eqn)):
+            continue
+        elif (_compute[0] and name in host_compute.PRIMITIVES and host_compute.ALLOWED[name](eqn)
+              and eqn.params.get("accuracy") is None      # (a requested accuracy: XLA's own algorithm)
+              and not (isinstance(host_compute.PRIMITIVES[name], np.ufunc)
+                       and any(v is not None for v in eqn.params.values()))):
+            kind = COMPUTE
+        else:
+            return None
+    return kind
 
 
 def _unsuited(jaxpr) -> bool:
@@ -224,67 +257,150 @@ def _unsuited(jaxpr) -> bool:
 
 PASSTHROUGH = "passthrough"   # an output is an input unchanged: the call is left to JAX
 UNSUITED = "unsuited"         # moves data, but a result is weakly typed or too big: left to JAX
+EXACT, COMPUTE = "exact", "compute"
+NEVER = "never"               # a primitive the host never runs, whatever the shapes and dtypes
+_NESTED = ("jit", "pjit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call")
+_compute = [os.environ.get("CELLKIT_HOST_COMPUTE", "1").strip().lower() not in ("0", "off", "false", "no")]
+
+
+def set_compute(on: bool) -> None:
+    """Whether small eager ops that compute (not only move data) may run on the host
+    (:mod:`cellkit.host_compute`); on unless ``CELLKIT_HOST_COMPUTE=0``. Plans already made are kept."""
+    _compute[0] = bool(on)
 
 
 def plan(fn, arrays):
-    """``fn(*arrays)``'s jaxpr as a :class:`Plan` when it only moves data; None when it computes.
+    """``fn(*arrays)``'s jaxpr as a :class:`Plan` when NumPy can run it; None when it cannot for these
+    arrays, :data:`NEVER` when it uses a primitive the host never runs (for no arrays at all).
 
     :data:`PASSTHROUGH` when an output is an input unchanged (``x.astype(x.dtype)``: JAX hands back
     the array itself, which is cheaper than any copy), :data:`UNSUITED` when a result is weakly typed
-    or larger than :data:`MAX_ELEMENTS`. A signature that is called over and over is better compiled
-    once: the caller stops running a plan once its ``calls`` pass :data:`HOT`.
+    or larger than :data:`MAX_ELEMENTS`. A signature of an exact plan that is called over and over is
+    better compiled once: the caller stops running it once its ``calls`` pass :data:`HOT`. A plan that
+    computes (``exact`` False) is kept for good, so a signature always gives the same bits.
     """
     closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*arrays)
-    if not _moves_data(closed.jaxpr):
-        return None
+    kind = _kind(closed.jaxpr)
+    if kind is None or kind == NEVER:
+        return kind
     if _unsuited(closed.jaxpr):
         return UNSUITED
     if any(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):
         return PASSTHROUGH
-    return Plan(closed, jax.tree_util.tree_structure(shapes), fn)
+    return Plan(closed, jax.tree_util.tree_structure(shapes), fn, kind == EXACT)
 
 
-def _read(env, var):
-    return var.val if isinstance(var, _Literal) else env[var]
+def _program(closed, exact):
+    """The jaxpr flattened (nested calls inlined) into steps ``(fn, inputs, outputs, avals, arithmetic,
+    multiple results)`` over a list of registers, which holds the constants and literals from the start.
+    In a plan that computes, an arithmetic step's float inputs are first flushed of subnormal numbers
+    (a step of its own, once per register) and its results are flushed, as XLA's CPU code does."""
+    registers, steps = [], []
+
+    def new(value=None):
+        registers.append(value)
+        return len(registers) - 1
+
+    clean, flushed = set(), {}    # registers without subnormals; register -> its flushed copy
+
+    def constant(value, dtype=None):
+        slot = new(np.array(value if exact else host_compute.flush(np.asarray(value, dtype)), dtype=dtype))
+        registers[slot].setflags(write=False)
+        clean.add(slot)
+        return slot
+
+    def without_subnormals(slot, aval):
+        # XLA's CPU code reads subnormal inputs as zero (denormals-are-zero): a copy flushed once.
+        if exact or slot in clean or np.dtype(aval.dtype).kind != "f":
+            return slot
+        if slot not in flushed:
+            flushed[slot] = new()
+            clean.add(flushed[slot])
+            steps.append((host_compute.flush, [slot], [flushed[slot]], [(tuple(aval.shape), np.dtype(aval.dtype))],
+                          False, False))
+        return flushed[slot]
+
+    def walk(jaxpr, consts, inputs):
+        env = dict(zip(jaxpr.invars, inputs))
+        env.update((var, constant(c)) for var, c in zip(jaxpr.constvars, consts))
+
+        def read(var):
+            return constant(var.val, var.aval.dtype) if isinstance(var, _Literal) else env[var]
+        for eqn in jaxpr.eqns:
+            ins, name = [read(v) for v in eqn.invars], eqn.primitive.name
+            if name in _NESTED:
+                inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+                outs = walk(getattr(inner, "jaxpr", inner), getattr(inner, "consts", ()), ins)
+            else:
+                computes = not (name in PRIMITIVES and (name not in _EXACT_IF or _EXACT_IF[name](eqn)))
+                arithmetic = computes and name not in host_compute.BITWISE
+                table = host_compute.PRIMITIVES if computes else PRIMITIVES
+                fn = table[name]
+                params = {} if isinstance(fn, np.ufunc) else eqn.params   # (a ufunc's are all None: _kind)
+                fn = functools.partial(fn, **params) if params else fn
+                if arithmetic:
+                    ins = [without_subnormals(i, v.aval) for i, v in zip(ins, eqn.invars)]
+                outs = [new() for _ in eqn.outvars]
+                if arithmetic or all(i in clean for i in ins):
+                    clean.update(outs)
+                steps.append((fn, ins, outs, [(tuple(v.aval.shape), np.dtype(v.aval.dtype)) for v in eqn.outvars],
+                              arithmetic, eqn.primitive.multiple_results))
+            env.update(zip(eqn.outvars, outs))
+        return [read(v) for v in jaxpr.outvars]
+
+    inputs = [new() for _ in closed.jaxpr.invars]
+    outputs = walk(closed.jaxpr, closed.consts, inputs)
+    return steps, registers, inputs, outputs
 
 
-def _eval(jaxpr, consts, args):
-    env = {}
-    for var, value in zip(jaxpr.constvars, consts):
-        env[var] = np.asarray(value)
-    for var, value in zip(jaxpr.invars, args):
-        env[var] = value
-    for eqn in jaxpr.eqns:
-        ins = [np.asarray(_read(env, v)) for v in eqn.invars]
-        name = eqn.primitive.name
-        if name in _NESTED:
-            inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
-            outs = _eval(getattr(inner, "jaxpr", inner), getattr(inner, "consts", ()), ins)
-        else:
-            outs = PRIMITIVES[name](*ins, **eqn.params)
-            outs = outs if eqn.primitive.multiple_results else (outs,)
-        for var, value in zip(eqn.outvars, outs):
-            aval = var.aval
-            if tuple(np.shape(value)) != tuple(aval.shape) or np.dtype(value.dtype) != np.dtype(aval.dtype):
+def _eval(p: Plan, args):
+    regs = list(p.registers)
+    for slot, value in zip(p.inputs, args):
+        regs[slot] = value
+    for fn, ins, outs, avals, arithmetic, multiple in p.steps:
+        results = fn(*[regs[i] for i in ins])
+        for slot, value, (shape, dtype) in zip(outs, results if multiple else (results,), avals):
+            value = np.asarray(value)
+            if value.shape != shape or value.dtype != dtype:
                 raise _NotHost
-            env[var] = value
-    return [_read(env, v) for v in jaxpr.outvars]
+            regs[slot] = host_compute.flush(value) if arithmetic else value
+    return [regs[i] for i in p.outputs]
+
+
+def _put(values, avals):
+    """Fresh device arrays of ``values`` (never a view of an input's buffer, which a later step may donate)."""
+    out = []
+    for value, aval in zip(values, avals):
+        if not (value.flags.owndata and value.flags.writeable and value.flags.c_contiguous):
+            value = np.array(value, order="C", copy=True)
+        device = _default_device()
+        out.append(_batched_put(aval, _Single(device), [value], [device], False) if device is not None
+                   else jax.device_put(value))
+    return out
+
+
+def _default_device():
+    """The device ``jax.device_put`` would choose, when that is simply the first (else None)."""
+    if _batched_put is None or jax.config.jax_default_device is not None:
+        return None
+    if not _device:
+        _device.append(jax.devices()[0])
+    return _device[0]
 
 
 def run(p: Plan, arrays):
     """Evaluate a :class:`Plan` with NumPy; the outputs are fresh device arrays. Raises if NumPy's
     result would not be XLA's (then the caller compiles)."""
     p.calls += 1
-    outs = _eval(p.jaxpr.jaxpr, p.jaxpr.consts, [np.asarray(a) for a in arrays])
-    # A fresh C-ordered copy each: never a view of an input's buffer (which a later step may donate).
-    return jax.tree_util.tree_unflatten(
-        p.out_tree, [jax.device_put(np.array(o, order="C", copy=True)) for o in outs])
+    with np.errstate(all="ignore"):
+        outs = _eval(p, [np.asarray(a) for a in arrays])
+    return jax.tree_util.tree_unflatten(p.out_tree, _put(outs, p.avals))
 
 
 def differentiable(p: Plan):
     """The op the plan was traced from (``p.fn``) as a ``jax.custom_jvp`` whose primal output is the
     plan run on the host, for calls inside an eager ``grad``/``vjp`` whose primal inputs are concrete
-    (made once per plan).
+    (made once per plan; only for an ``exact`` plan, whose op only moves data).
 
     A data-movement op is linear: its tangent is the op applied to the tangents, staged into the
     differentiation trace as before, so the backward pass is the one JAX would build, and only the

@@ -11,7 +11,7 @@ import pytest
 from compile_count import compiles
 
 import cellkit as ms
-from cellkit import eager_jit, nn, ops
+from cellkit import eager_jit, host_ops, nn, ops
 from cellkit.eager_jit import eager_jit as wrap
 
 
@@ -24,6 +24,17 @@ def eager_jit_off():
         eager_jit.set_enabled(True)
 
 
+@contextlib.contextmanager
+def host_compute_off():
+    # (small ops that compute would run with NumPy, compiling nothing: cellkit.host_compute)
+    host_ops.set_compute(False)
+    try:
+        yield
+    finally:
+        host_ops.set_compute(True)
+
+
+@host_compute_off()
 def test_a_multi_primitive_op_is_one_executable_with_the_same_values():
     def op(x, axis=-1):
         e = jnp.exp(x - jnp.max(x, axis=axis, keepdims=True))

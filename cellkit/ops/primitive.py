@@ -152,11 +152,13 @@ def constexpr(fn=None, *, get_instance=True, reuse_result=True, check=True):
 REQUIRED = inspect.Parameter.empty  # a constructor argument without a default, in a table line
 
 
-def make_primitive(name, fn, defaults=None, check=None, module=None, doc=None):
+def make_primitive(name, fn, defaults=None, check=None, module=None, doc=None, runs=None):
     """A Primitive class named ``name`` whose constructor takes ``defaults`` (name -> default, or
     ``REQUIRED``) and
-    whose call is ``fn(*args, **kwargs, **configuration)``; ``check(**configuration)`` validates."""
+    whose call is ``fn(*args, **kwargs, **configuration)``; ``check(**configuration)`` validates.
+    ``runs``: what a call runs instead of ``fn`` itself (``fn`` with the host path), still shown as ``fn``."""
     defaults = dict(defaults or {})
+    runs = fn if runs is None else runs
     sig = inspect.Signature([inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
                              for k, v in defaults.items()])
     shown = ", ".join(k if v is REQUIRED else f"{k}={v!r}" for k, v in defaults.items())
@@ -177,7 +179,7 @@ def make_primitive(name, fn, defaults=None, check=None, module=None, doc=None):
             setattr(self, k, v)
 
     def __call__(self, *args, **kwargs):
-        return fn(*args, **kwargs, **self._config)
+        return runs(*args, **kwargs, **self._config)
 
     __init__.__signature__ = sig
     target = getattr(fn, "__name__", repr(fn))
@@ -191,10 +193,12 @@ def make_primitive(name, fn, defaults=None, check=None, module=None, doc=None):
 def install_primitives(namespace: dict, names: list, table: dict) -> None:
     """Generate each Primitive of ``table`` into ``namespace`` and export it.
 
-    A table line is ``"Name": (fn, {"arg": default, ...})`` or ``(fn, defaults, check)``.
+    A table line is ``"Name": (fn, {"arg": default, ...})`` or ``(fn, defaults, check)``. A small eager
+    call runs on the host where ``fn`` allows it (``eager_jit.host_first``), as the functional op's does.
     """
+    from ..eager_jit import host_first   # (a small eager call runs on the host as the functional op's does)
     module = namespace["__name__"]
     for name, line in table.items():
         fn, defaults, *rest = line
-        namespace[name] = make_primitive(name, fn, defaults, rest[0] if rest else None, module)
+        namespace[name] = make_primitive(name, fn, defaults, rest[0] if rest else None, module, runs=host_first(fn))
         names.append(name)

@@ -20,6 +20,7 @@ import numpy as np
 from ... import dtype as mstype
 from ... import ops
 from ...cell import Cell
+from ...eager_jit import host_first
 from ...ops.function._utils import _v
 from ...ops.function.random_func import _channel_dropout
 from ...ops.operations import MatMul as _MatMul
@@ -127,6 +128,7 @@ class Dense(Cell):
 
 # inline=True: one compiled computation per eager call, but inlined into an enclosing trace;
 # kept as a nested call, it made the demo CNN's jitted train step ~15% slower on CPU.
+@host_first
 @functools.partial(jax.jit, inline=True)
 def _dense(x, w, b):
     y = jnp.matmul(x, w.T)

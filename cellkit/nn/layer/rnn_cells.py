@@ -28,6 +28,7 @@ import jax.numpy as jnp
 
 from ... import dtype as mstype
 from ...cell import Cell
+from ...eager_jit import host_first
 from ...initializer import Uniform
 from ...ops.function._utils import _v
 from .._checks import check_bool, positive_int
@@ -143,6 +144,7 @@ class _RNNCellBase(Cell):
         return f"input_size={self.input_size}, hidden_size={self.hidden_size}, has_bias={self.has_bias}"
 
 
+@host_first
 @functools.partial(jax.jit, inline=True, static_argnames=("mode",))
 def _cell_step(x, hx, w_ih, w_hh, b_ih, b_hh, *, mode):
     return MODES[mode][0](project(x, w_ih, b_ih), hx, w_hh, b_hh)

@@ -17,6 +17,7 @@ import numbers
 import jax
 import jax.numpy as jnp
 
+from ...eager_jit import host_first
 from ._utils import _v, exporter
 
 __all__ = []
@@ -32,6 +33,7 @@ def out_dtype(y, dtype):
     return y.astype(dtype) if jnp.issubdtype(dtype, jnp.floating) else y
 
 
+@host_first
 @functools.partial(jax.jit, inline=True, static_argnames=("axis", "use_batch", "eps", "momentum"))
 def batch_norm_core(x, moving_mean, moving_var, gamma, beta, *, axis, use_batch, eps, momentum):
     """(output, new moving mean, new moving variance); ``momentum`` weighs the batch statistics.
@@ -64,6 +66,7 @@ def batch_norm_core(x, moving_mean, moving_var, gamma, beta, *, axis, use_batch,
     return out_dtype(y, x.dtype), new_mean, new_var
 
 
+@host_first
 @functools.partial(jax.jit, inline=True, static_argnames=("axis", "eps"))
 def layer_norm_core(x, gamma, beta, *, axis, eps):
     """Normalise over the axes from ``axis`` on (biased variance), then ``* gamma + beta``."""
@@ -80,6 +83,7 @@ def layer_norm_core(x, gamma, beta, *, axis, eps):
     return out_dtype(y, x.dtype)
 
 
+@host_first
 @functools.partial(jax.jit, inline=True, static_argnames=("groups", "eps"))
 def group_norm_core(x, gamma, beta, *, groups, eps):
     """Normalise each sample's ``groups`` channel groups (with their spatial positions); per-channel affine.

@@ -1,0 +1,244 @@
+"""Floating-point arithmetic of small eager ops done by NumPy, the way XLA's CPU code does it.
+
+:mod:`cellkit.host_ops` moves data with NumPy for the exact bits. This module
+adds the primitives that *compute*: elementwise arithmetic, transcendental
+functions, reductions and ``dot_general`` on float32/float64 (and integer)
+arrays. A decoding loop whose key/value cache grows by a position per token,
+or a metric computed on a handful of numbers, then runs without compiling an
+XLA executable for each new shape.
+
+The results are IEEE arithmetic as XLA's CPU code does it: subnormal results
+are flushed to zero (XLA runs with flush-to-zero and denormals-are-zero), an
+integer power is the same chain of multiplications, integer arithmetic wraps,
+a float-to-integer conversion saturates and maps NaN to 0. Additions,
+multiplications, divisions, square roots, comparisons, minima and maxima are
+correctly rounded in both, so they give XLA's bits. Transcendental functions
+(``exp``, ``tanh``, ...) of float32 are computed in float64 and rounded once,
+so they are at least as accurate as XLA's polynomials, which may differ from
+them in the last bit; sums (another order) and matrix products (another
+kernel) may differ in the last bit or two, as XLA's own results differ between
+a fused and an unfused executable.
+
+Each entry of :data:`PRIMITIVES` is one line: a NumPy function of an
+equation's inputs and parameters. :data:`ALLOWED` refuses the equations this
+module would not compute the way XLA does (a dtype, a size), and the
+equation is then left to XLA.
+
+>>> import numpy as np
+>>> PRIMITIVES["integer_pow"](np.float32([1.5, -2.0]), y=3)
+array([ 3.375, -8.   ], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["PRIMITIVES", "ALLOWED", "BITWISE", "MAX_MACS", "MAX_SLOW_ELEMENTS", "flush"]
+
+# A matrix product of at most this many multiply-adds (64x64 by 64x64 is 2**18) runs on the host.
+MAX_MACS = 1 << 18
+# erf and erf_inv have no NumPy ufunc: they run element by element, on at most this many elements.
+MAX_SLOW_ELEMENTS = 4096
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def flush(x):
+    """``x`` with subnormal floats replaced by a zero of the same sign (XLA's CPU code flushes them)."""
+    if x.dtype not in _FLOATS:
+        return x
+    tiny = np.finfo(x.dtype).tiny
+    magnitude = np.abs(x)
+    subnormal = (magnitude < tiny) & (magnitude > 0)
+    return np.where(subnormal, x * 0, x) if subnormal.any() else x
+
+
+def _integer_pow(x, y, **_):
+    # XLA's (and jax's lowering's) square-and-multiply chain, so the roundings are the same.
+    if y == 0:
+        return np.ones_like(x)
+    reciprocal, y, acc = y < 0, abs(y), None
+    while y > 0:
+        if y & 1:
+            acc = x if acc is None else acc * x
+        y >>= 1
+        if y > 0:
+            x = x * x
+    return (np.ones_like(acc) / acc) if reciprocal else acc
+
+
+def _dot_general(lhs, rhs, dimension_numbers, preferred_element_type=None, **_):
+    (lc, rc), (lb, rb) = dimension_numbers
+    out = np.result_type(lhs, rhs) if preferred_element_type is None else np.dtype(preferred_element_type)
+    lhs, rhs = lhs.astype(out, copy=False), rhs.astype(out, copy=False)
+    lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+    rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+    batch = [lhs.shape[d] for d in lb]
+    k = math.prod(lhs.shape[d] for d in lc)
+    m, n = math.prod(lhs.shape[d] for d in lf), math.prod(rhs.shape[d] for d in rf)
+    a = np.transpose(lhs, list(lb) + lf + list(lc)).reshape(batch + [m, k])
+    b = np.transpose(rhs, list(rb) + list(rc) + rf).reshape(batch + [k, n])
+    return np.matmul(a, b).reshape(batch + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
+
+
+def _to_integer(x, dtype):
+    # XLA saturates out-of-range values and maps NaN to 0; inside the range both truncate.
+    info = np.iinfo(dtype)
+    out = np.where(np.isnan(x), 0, np.trunc(x)).astype(dtype)
+    out = np.where(x >= info.max, info.max, out)
+    return np.where(x <= info.min, info.min, out).astype(dtype)
+
+
+def _convert(x, new_dtype, **_):
+    new_dtype = np.dtype(new_dtype)
+    if x.dtype.kind == "f" and new_dtype.kind in "iu":
+        return _to_integer(x, new_dtype)
+    if new_dtype == np.bool_:
+        return x != 0
+    return x.astype(new_dtype)
+
+
+def _round(x, rounding_method):
+    if int(rounding_method) == 1:       # half to even
+        return np.round(x)
+    whole = np.trunc(x)                 # half away from zero; x - whole is exact
+    return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole).astype(x.dtype)
+
+
+def _reduce(ufunc):
+    return lambda x, axes, **_: np.asarray(ufunc.reduce(x, axis=tuple(axes)), x.dtype)
+
+
+def _arg(fn):
+    return lambda x, axes, index_dtype: np.asarray(fn(x, axis=axes[0]), index_dtype)
+
+
+def _slow(fn):
+    """A scalar math function over a float array (computed in float64, rounded once)."""
+    vec = np.frompyfunc(fn, 1, 1)
+    return lambda x, **_: np.asarray(vec(x.astype(np.float64)), np.float64).astype(x.dtype)
+
+
+def _erf_inv(y):
+    # Newton's method on erf from a rational first guess, in float64: the float32 result is correctly
+    # rounded for all but a few inputs (XLA's own is a polynomial within a few ulps).
+    if y <= -1.0:
+        return -math.inf if y == -1.0 else math.nan
+    if y >= 1.0:
+        return math.inf if y == 1.0 else math.nan
+    a = 0.147
+    ln = math.log(1.0 - y * y)
+    t = 2.0 / (math.pi * a) + ln / 2.0
+    x = math.copysign(math.sqrt(math.sqrt(t * t - ln / a) - t), y)
+    for _ in range(4):
+        err = math.erf(x) - y
+        x -= err / (2.0 / math.sqrt(math.pi) * math.exp(-x * x))
+    return x
+
+
+def _sign(x, **_):
+    return np.where(x == 0, x, np.sign(x))   # XLA keeps the zero's sign: sign(-0.0) is -0.0
+
+
+def _select_n(which, *cases, **_):
+    if which.dtype == np.bool_:
+        return np.where(which, cases[1], cases[0]) if len(cases) == 2 else cases[0]
+    return np.choose(which.astype(np.intp), cases)
+
+
+def _dynamic_update_slice(x, update, *starts, **_):
+    out = np.array(x, copy=True)
+    index = []
+    for start, size, dim in zip(starts, update.shape, x.shape):
+        begin = min(max(int(start), 0), dim - size)
+        index.append(slice(begin, begin + size))
+    out[tuple(index)] = update
+    return out
+
+
+def _pad(x, padding_value, padding_config, **_):
+    return np.pad(x, [(lo, hi) for lo, hi, _ in padding_config], constant_values=padding_value)
+
+
+def _wide(ufunc):
+    """A transcendental ufunc computed in float64 for float32 inputs and rounded once: the float32
+    result is then the correctly rounded one for all but the rarest inputs."""
+    def fn(*xs, **_):
+        dtype = xs[0].dtype
+        if dtype == np.float32:
+            return ufunc(*[x.astype(np.float64) for x in xs]).astype(np.float32)
+        return ufunc(*xs)
+    fn.__name__ = ufunc.__name__
+    return fn
+
+
+def _logistic64(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+# One line per primitive: a NumPy function of the inputs and the equation's parameters.
+PRIMITIVES = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "rem": np.fmod,
+    "max": np.maximum, "min": np.minimum, "neg": np.negative, "abs": np.abs, "sign": _sign,
+    "pow": _wide(np.power), "atan2": _wide(np.arctan2), "nextafter": np.nextafter,
+    "sqrt": np.sqrt, "rsqrt": lambda x, **_: np.ones_like(x) / np.sqrt(x), "cbrt": _wide(np.cbrt),
+    "square": lambda x, **_: x * x, "integer_pow": _integer_pow, "exp": _wide(np.exp), "exp2": _wide(np.exp2),
+    "log": _wide(np.log), "log1p": _wide(np.log1p), "expm1": _wide(np.expm1), "tanh": _wide(np.tanh),
+    "logistic": _wide(_logistic64), "sin": _wide(np.sin), "cos": _wide(np.cos), "tan": _wide(np.tan),
+    "asin": _wide(np.arcsin), "acos": _wide(np.arccos), "atan": _wide(np.arctan), "sinh": _wide(np.sinh),
+    "cosh": _wide(np.cosh), "asinh": _wide(np.arcsinh), "acosh": _wide(np.arccosh), "atanh": _wide(np.arctanh),
+    "floor": np.floor, "ceil": np.ceil, "round": lambda x, rounding_method, **_: _round(x, rounding_method),
+    "is_finite": np.isfinite, "erf": _slow(math.erf), "erfc": _slow(math.erfc), "erf_inv": _slow(_erf_inv),
+    "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal, "eq": np.equal,
+    "ne": np.not_equal, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor, "not": np.invert,
+    "clamp": lambda lo, x, hi, **_: np.minimum(np.maximum(x, lo), hi),
+    "reduce_sum": _reduce(np.add), "reduce_max": _reduce(np.maximum), "reduce_min": _reduce(np.minimum),
+    "reduce_prod": _reduce(np.multiply), "reduce_and": _reduce(np.logical_and), "reduce_or": _reduce(np.logical_or),
+    "argmax": _arg(np.argmax), "argmin": _arg(np.argmin),
+    "dot_general": _dot_general, "convert_element_type": _convert, "select_n": _select_n,
+    "stop_gradient": lambda x, **_: x, "dynamic_update_slice": _dynamic_update_slice, "pad": _pad,
+}
+
+
+# These only copy or flip bits (XLA: no floating-point instruction, so no flushing of subnormals);
+# every other primitive here reads its float inputs as zero when subnormal and flushes its results.
+BITWISE = frozenset({"neg", "abs", "select_n", "stop_gradient", "dynamic_update_slice", "pad", "and", "or", "xor",
+                     "not", "reduce_and", "reduce_or"})
+
+
+def _floats_or_integers(eqn) -> bool:
+    dtypes = [np.dtype(v.aval.dtype) for v in list(eqn.invars) + list(eqn.outvars)]
+    return all(d in _FLOATS or d.kind in "biu" for d in dtypes)
+
+
+def _float_only(eqn) -> bool:
+    return all(np.dtype(v.aval.dtype) in _FLOATS for v in list(eqn.invars) + list(eqn.outvars))
+
+
+def _small_product(eqn) -> bool:
+    (lc, _), _ = eqn.params["dimension_numbers"]
+    lhs, out = eqn.invars[0].aval, eqn.outvars[0].aval
+    return _floats_or_integers(eqn) and math.prod(out.shape) * math.prod(lhs.shape[d] for d in lc) <= MAX_MACS
+
+
+def _slow_ok(eqn) -> bool:
+    return _float_only(eqn) and math.prod(eqn.outvars[0].aval.shape) <= MAX_SLOW_ELEMENTS
+
+
+# Which equations are computed here as XLA does (else left to XLA). Integer division and remainder
+# (XLA's results for a zero divisor) and padding with interior or negative widths are not.
+ALLOWED = {name: _floats_or_integers for name in PRIMITIVES}
+ALLOWED.update({name: _float_only for name in (
+    "div", "rem", "pow", "atan2", "nextafter", "sqrt", "rsqrt", "cbrt", "exp", "exp2", "log", "log1p", "expm1",
+    "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+    "floor", "ceil", "is_finite")})
+ALLOWED.update({
+    "round": _float_only,
+    "dot_general": _small_product,
+    "erf": _slow_ok, "erfc": _slow_ok, "erf_inv": _slow_ok,
+    "pad": lambda eqn: _floats_or_integers(eqn) and all(
+        lo >= 0 and hi >= 0 and interior == 0 for lo, hi, interior in eqn.params["padding_config"]),
+    "argmax": lambda eqn: _floats_or_integers(eqn) and len(eqn.params["axes"]) == 1,
+    "argmin": lambda eqn: _floats_or_integers(eqn) and len(eqn.params["axes"]) == 1,
+})

@@ -1,0 +1,214 @@
+"""Small eager ops that compute, run by NumPy (cellkit.host_compute through cellkit.host_ops).
+
+Correctly rounded operations must give XLA's bits (flush-to-zero included); the
+transcendental functions, sums and matrix products must be within a few ulps of
+XLA's. The reference is always ``jax.jit`` of the same function.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import cellkit as ms
+from cellkit import host_compute, host_ops, nn, ops
+from compile_count import compiles
+
+SPECIAL = np.array([np.nan, -0.0, 1.4e-45, np.inf, -np.inf, 1e-39, 3.0, -2.5, 0.5, -0.5, 1.5, 2.5], np.float32)
+
+
+def _data(shape, dtype=np.float32, seed=0):
+    x = np.random.default_rng(seed).normal(size=shape).astype(dtype)
+    flat = x.reshape(-1)
+    flat[: min(flat.size, SPECIAL.size)] = SPECIAL[: flat.size].astype(dtype)
+    return jnp.asarray(x)
+
+
+def _planned(fn, arrays):
+    p = host_ops.plan(fn, arrays)
+    assert isinstance(p, host_ops.Plan) and not p.exact, p
+    return host_ops.run(p, arrays), jax.jit(fn)(*arrays)
+
+
+def _bits(a):
+    return np.asarray(a).view(np.uint8)
+
+
+EXACT = [
+    ("add", lambda a, b: a + b),
+    ("sub", lambda a, b: a - b),
+    ("mul", lambda a, b: a * b),
+    ("div", lambda a, b: a / b),
+    ("max", jnp.maximum),
+    ("min", jnp.minimum),
+    ("neg and abs", lambda a, b: (-a, jnp.abs(b))),
+    ("sqrt", lambda a, b: jnp.sqrt(a)),
+    ("square and cube", lambda a, b: (jnp.square(a), a ** 3, a ** -2)),
+    ("comparisons", lambda a, b: (a < b, a <= b, a == b, a != b)),
+    ("floor ceil sign", lambda a, b: (jnp.floor(a), jnp.ceil(a), jnp.sign(a))),
+    ("round half even", lambda a, b: jnp.round(a * 2)),
+    ("round half away", lambda a, b: jax.lax.round(a * 2)),
+    ("fmod", lambda a, b: jax.lax.rem(a, b)),
+    ("where", lambda a, b: jnp.where(a > 0, a, b * 2)),   # (where(a > b, a, b) is XLA's max: flushes)
+    ("clip", lambda a, b: jnp.clip(a, -1.0, 1.0)),
+    ("float to int", lambda a, b: (a * 1e9).astype(jnp.int32)),
+    ("float to uint8", lambda a, b: (a * 100).astype(jnp.uint8)),
+    ("int to float", lambda a, b: (a * 1e9).astype(jnp.int32).astype(jnp.float32)),
+    ("float to bool", lambda a, b: a.astype(jnp.bool_)),
+    ("reduce max and argmax", lambda a, b: (a.max(1), b.argmax(1), b.argmin(0))),
+    ("pad and update", lambda a, b: jax.lax.dynamic_update_slice(jnp.pad(a, ((1, 0), (0, 2))), b[:2], (3, 1))),
+    ("arange", lambda a, b: a + jnp.arange(a.shape[1], dtype=a.dtype)),
+]
+
+
+@pytest.mark.parametrize("name,fn", EXACT, ids=[c[0] for c in EXACT])
+def test_correctly_rounded_ops_give_xla_bits(name, fn):
+    a, b = _data((4, 6)), _data((4, 6), seed=1)
+    got, want = _planned(fn, [a, b])
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        assert g.dtype == w.dtype and g.shape == w.shape and not g.weak_type
+        np.testing.assert_array_equal(_bits(g), _bits(w))
+
+
+def test_subnormals_are_flushed_as_xla_does():
+    x = jnp.asarray(np.array([1e-39, -1e-39, 1e-30, 0.0], np.float32))
+    # (constants as arguments: XLA's simplifier would drop a * 1.0, computing nothing and flushing nothing)
+    got, want = _planned(lambda a, one, zero: (a * one, a * 1e-10, a + zero, -a, jnp.abs(a), a > zero),
+                         [x, jnp.float32(1.0), jnp.float32(0.0)])
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(_bits(g), _bits(w))
+    assert host_compute.flush(np.float32([1e-39]))[0] == 0
+
+
+INEXACT = [
+    ("exp log tanh", lambda a: (jnp.exp(a), jnp.log(jnp.abs(a) + 1), jnp.tanh(a)), 4),
+    ("sigmoid", jax.nn.sigmoid, 4),
+    ("trigonometry", lambda a: (jnp.sin(a), jnp.cos(a), jnp.arctan2(a, 2.0)), 4),
+    ("softmax", lambda a: jax.nn.softmax(a, axis=-1), 8),
+    ("log_softmax", lambda a: jax.nn.log_softmax(a, axis=-1), 8),
+    ("gelu tanh", lambda a: jax.nn.gelu(a, approximate=True), 8),
+    ("gelu erf", lambda a: jax.nn.gelu(a, approximate=False), 8),
+    ("erf_inv", lambda a: jax.scipy.special.erfinv(jnp.tanh(a)), 64),   # (XLA's polynomial: tens of ulps)
+    ("sum and mean", lambda a: (a.sum(), a.mean(1), (a * a).sum(0)), 8),
+    ("matmul", lambda a: (a @ a.T, jnp.einsum("ij,kj->ik", a, a), a[None] @ a.T[None]), 8),
+    ("layer norm", lambda a: (a - a.mean(-1, keepdims=True)) * jax.lax.rsqrt(a.var(-1, keepdims=True) + 1e-5), 16),
+]
+
+
+# Relative to 1 near zero: sums and products of mixed signs, and gelu's cancellation near its minimum.
+ABSOLUTE = ("sum and mean", "matmul", "layer norm", "gelu tanh", "gelu erf")
+
+
+@pytest.mark.parametrize("name,fn,ulps", INEXACT, ids=[c[0] for c in INEXACT])
+def test_transcendentals_sums_and_products_are_within_a_few_ulps(name, fn, ulps):
+    a = jnp.asarray(np.random.default_rng(3).normal(size=(6, 16)).astype(np.float32))
+    got, want = _planned(fn, [a])
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        scale = np.maximum(np.abs(np.asarray(w)), 1.0 if name in ABSOLUTE else 0)
+        np.testing.assert_array_less(np.abs(np.asarray(g) - np.asarray(w)),
+                                     ulps * np.finfo(np.float32).eps * scale + np.finfo(np.float32).tiny)
+
+
+def test_float64_when_enabled():
+    if not jax.config.jax_enable_x64:
+        pytest.skip("64-bit mode is off")
+    a = jnp.asarray(np.random.default_rng(4).normal(size=(5, 5)))
+    got, want = _planned(lambda x: (x * x + 1.0, jnp.exp(x), x @ x), [a])
+    for g, w in zip(got, want):
+        assert g.dtype == jnp.float64
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-14, atol=1e-14)
+
+
+def test_what_is_left_to_xla():
+    x = _data((4, 4))
+    assert host_ops.plan(lambda a: a.astype(jnp.float16) * 2, [x]) is None                  # half precision
+    assert host_ops.plan(lambda a: jnp.cumsum(a, 0), [x]) is host_ops.NEVER                   # another order
+    assert host_ops.plan(lambda a: jnp.sort(a, 0), [x]) is host_ops.NEVER
+    ints = jnp.arange(6, dtype=jnp.int32)
+    assert host_ops.plan(lambda a: a // 2, [ints]) is None                                    # integer division
+    big = jnp.ones((300, 300), jnp.float32)
+    assert host_ops.plan(lambda a: a @ a, [big[:64, :64]]) is not None
+    assert host_ops.plan(lambda a, b: a @ b, [jnp.ones((256, 64)), jnp.ones((64, 256))]) is None   # 4M MACs
+
+
+def test_a_growing_decoding_loop_compiles_nothing_and_matches_jit():
+    ms.set_seed(1)
+    q, k, v = nn.Dense(16, 16), nn.Dense(16, 16), nn.Dense(16, 16)
+    ln = nn.LayerNorm((16,))
+    x = ms.Tensor(np.random.default_rng(0).normal(size=(1, 1, 16)).astype(np.float32))
+    cache_k = cache_v = ops.zeros((1, 0, 16), ms.float32)
+
+    def step(x, cache_k, cache_v):
+        h = ln(x)
+        cache_k, cache_v = ops.cat((cache_k, k(h)), axis=1), ops.cat((cache_v, v(h)), axis=1)
+        att = ops.softmax(ops.matmul(q(h), cache_k.swapaxes(1, 2)) / 4.0, axis=-1)
+        return x + ops.matmul(att, cache_v) * 0.5, cache_k, cache_v
+
+    step(x, cache_k, cache_v)   # the first shapes (the zero-length cache) may compile
+    y, ck, cv = step(x, cache_k, cache_v)
+    with compiles() as made:
+        for _ in range(12):
+            y, ck, cv = step(y, ck, cv)
+    assert made["n"] == 0
+    want = jax.jit(step)(y, ck, cv)
+    for g, w in zip(step(y, ck, cv), want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=2e-6)
+
+
+def test_a_signature_keeps_its_bits_past_the_hot_count():
+    x = jnp.asarray(np.random.default_rng(5).normal(size=(3, 7)).astype(np.float32))
+    first = ops.softmax(x, axis=-1)
+    for _ in range(host_ops.HOT + 5):
+        last = ops.softmax(x, axis=-1)
+    np.testing.assert_array_equal(_bits(first), _bits(last))
+
+
+def test_gradients_are_jax_own():
+    w = ms.Parameter(ms.Tensor(np.random.default_rng(6).normal(size=(4, 3)).astype(np.float32)), name="w")
+    x = ms.Tensor(np.random.default_rng(7).normal(size=(2, 4)).astype(np.float32))
+
+    def loss(x):
+        return ops.softmax(ops.matmul(x, w) * 2.0, axis=-1).sum() + (x * x).mean()
+
+    value, grad = ms.value_and_grad(loss)(x)
+    raw = lambda a: jax.nn.softmax(a @ np.asarray(w.value) * 2.0, axis=-1).sum() + (a * a).mean()   # noqa: E731
+    want_value, want_grad = jax.value_and_grad(raw)(np.asarray(x))
+    np.testing.assert_allclose(float(value), float(want_value), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(grad), np.asarray(want_grad), rtol=1e-5, atol=1e-6)
+
+
+def test_switching_host_computing_off_compiles_again():
+    x = jnp.asarray(np.random.default_rng(8).normal(size=(3, 5)).astype(np.float32))
+    host_ops.set_compute(False)
+    try:
+        with compiles() as made:
+            y = x * 3.0 + 1.0
+        assert made["n"] >= 1
+    finally:
+        host_ops.set_compute(True)
+    with compiles() as made:
+        z = x * 3.0 + 1.0
+    assert made["n"] == 0
+    # Two correctly rounded ops, one executable each or both on the host: the same bits.
+    np.testing.assert_array_equal(_bits(y), _bits(z))
+
+
+def test_errors_are_the_ops_own():
+    a, b = jnp.ones((2, 3)), jnp.ones((4, 5))
+    with pytest.raises(TypeError, match="add got incompatible shapes"):
+        a + b
+    with pytest.raises(ValueError):
+        ops.matmul(a, b)
+
+
+def test_which_signatures_run_on_the_host_does_not_depend_on_call_order():
+    # A first call in half precision (not computed on the host) must not stop later float32 calls from
+    # running there: the float32 result is the same whether or not float16 came first.
+    from cellkit.eager_jit import host_first
+    tanh = host_first(jax.jit(jnp.tanh))
+    x = jnp.asarray(np.random.default_rng(9).uniform(0.2, 2.0, (2, 3)).astype(np.float32))
+    fresh = np.asarray(host_first(jax.jit(jnp.tanh))(x))
+    tanh(x.astype(jnp.float16))
+    np.testing.assert_array_equal(_bits(tanh(x)), _bits(fresh))
+    np.testing.assert_array_equal(_bits(ops.Tanh()(x)), _bits(ops.tanh(x)))
