@@ -38,8 +38,8 @@ def test_recompute_gives_the_same_values_gradients_and_writes(policy):
     again.recompute(policy=policy)
     (lp, gp), (lr, gr) = _grads(plain, x, 3), _grads(again, x, 3)
     np.testing.assert_allclose(lr, lp, rtol=1e-6)  # the same Dropout mask, recomputed or not
-    for a, b in zip(gr, gp):
-        np.testing.assert_allclose(a, b, rtol=1e-6)
+    for a, b in zip(gr, gp):   # (two backward executables: float32 rounding, relative to the largest entry)
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6 * float(np.abs(b).max()))
     assert float(again.calls.value) == 1 == float(plain.calls.value)
     if policy is None:
         step = ms.jit(lambda x: _grads(again, x, 3)[0])

@@ -59,7 +59,9 @@ def test_disabled_compiles_once_per_signature_cheap_for_tiny_arrays_only():
         np.testing.assert_array_equal(np.asarray(out).view(np.uint32), np.asarray(outs[0]).view(np.uint32))
     big = jnp.linspace(-2, 2, tj.SMALL + 1, dtype=jnp.float32)
     n, _ = _compiles(lambda: [f(big) for _ in range(3)])
-    assert n == 1 and f.full._cache_size() == 1
+    assert n == 1 and f.eager._cache_size() == 1 and f.full._cache_size() == 0   # EAGER_OPTIONS, always
+    # Staged inside another jit, the call is plain jax.jit's (JAX refuses options on a nested jit).
+    np.testing.assert_allclose(jax.jit(lambda x: f(x) * 2)(big), f(big) * 2, rtol=1e-6)
     np.testing.assert_allclose(f(tiny), jnp.tanh(tiny) * 3.0 + tiny, rtol=1e-6, atol=2.5e-7)
 
 
@@ -91,5 +93,17 @@ PROGRAMS = {
 def test_both_tiers_compute_the_same_values(name):
     """Up to the last bit (fused multiply-adds in the optimised tier only)."""
     fn = PROGRAMS[name]
-    cheap, full = np.asarray(jax.jit(fn, compiler_options=tj.FAST_OPTIONS)()), np.asarray(jax.jit(fn)())
-    np.testing.assert_allclose(cheap, full, rtol=1e-6, atol=1e-6 * float(np.abs(full).max()))
+    full = np.asarray(jax.jit(fn)())
+    for options in (tj.FAST_OPTIONS, tj.EAGER_OPTIONS, {**tj.EAGER_OPTIONS, **tj.FAST_OPTIONS}):
+        cheap = np.asarray(jax.jit(fn, compiler_options=options)())
+        np.testing.assert_allclose(cheap, full, rtol=1e-6, atol=1e-6 * float(np.abs(full).max()))
+
+
+def test_a_refused_option_falls_back_to_xla_defaults(monkeypatch):
+    tj.set_enabled(False)
+    monkeypatch.setattr(tj, "EAGER_OPTIONS", {"xla_cpu_no_such_option": True})
+    monkeypatch.setattr(tj, "_eager_options", [True])
+    f = tj.tiered_jit(lambda x: x * 2.0)
+    big = jnp.ones(tj.SMALL + 1, jnp.float32)
+    np.testing.assert_array_equal(f(big), big * 2.0)
+    assert tj._eager_options == [False] and f.full._cache_size() == 1

@@ -22,6 +22,7 @@ from ...cell import Cell
 from ...initializer import HeUniform, Uniform, XavierNormal, XavierUniform
 from ...ops.function._utils import _v
 from ...random import next_key
+from ...tiered_jit import tiered_jit
 from .._checks import check_bool, positive_int
 from .._init_util import make_param
 from .basic import Dense
@@ -232,7 +233,7 @@ def _pad_last(m):
     return None if m is None else jnp.pad(m, [(0, 0)] * (m.ndim - 1) + [(0, 1)])
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("num_heads", "add_zero_attn", "dropout", "average", "fused",
+@functools.partial(tiered_jit, inline=True, static_argnames=("num_heads", "add_zero_attn", "dropout", "average", "fused",
                                              "batch_first"))
 def _attention(query, key, value, proj, in_bias, bias_kv, out_w, out_b, key_padding_mask, attn_mask, rng, *,
                num_heads, add_zero_attn, dropout, average, fused=False, batch_first=False):

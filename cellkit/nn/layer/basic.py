@@ -28,6 +28,7 @@ from ...ops.operations import Reshape as _Reshape
 from ...ops.operations import Shape as _Shape
 from ...ops.primitive import Primitive
 from ...parameter import Parameter
+from ...tiered_jit import tiered_jit
 from .._checks import check_bool, is_int, positive_int
 from .._init_util import default_bias_init, default_weight_init, make_param
 from .activation import get_activation
@@ -129,7 +130,7 @@ class Dense(Cell):
 # inline=True: one compiled computation per eager call, but inlined into an enclosing trace;
 # kept as a nested call, it made the demo CNN's jitted train step ~15% slower on CPU.
 @host_first
-@functools.partial(jax.jit, inline=True)
+@functools.partial(tiered_jit, inline=True)
 def _dense(x, w, b):
     y = jnp.matmul(x, w.T)
     return y if b is None else y + b

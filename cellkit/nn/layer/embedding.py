@@ -18,6 +18,7 @@ import numpy as np
 from ... import dtype as mstype
 from ...cell import Cell
 from ...ops.function._utils import _v
+from ...tiered_jit import tiered_jit
 from .._checks import check_bool, is_int
 from .._init_util import make_param
 
@@ -103,7 +104,7 @@ class Embedding(Cell):
                 f"dtype={self.dtype}, padding_idx={self.padding_idx}")
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("one_hot_dtype",))
+@functools.partial(tiered_jit, inline=True, static_argnames=("one_hot_dtype",))
 def _embed(table, ids, *, one_hot_dtype):
     """Gather (or one-hot matmul) of the rows; the output is ``ids.shape + (embedding_size,)``."""
     flat = jnp.reshape(ids, (-1,))

@@ -24,6 +24,7 @@ from ...cell import Cell
 from ...ops.function._utils import _v
 from ...ops.function.pooling_func import adaptive_matrix as _adaptive_matrix
 from ...ops.function.pooling_func import avg_pool_core, max_pool_core
+from ...tiered_jit import tiered_jit
 from .._checks import check_bool, data_format_of, is_int, non_negative_int, pad_mode_of
 
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
@@ -309,7 +310,7 @@ class AdaptiveAvgPool2d(Cell):
         return _adaptive_avg_pool(x, output_size=self.output_size)
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("output_size",))
+@functools.partial(tiered_jit, inline=True, static_argnames=("output_size",))
 def _adaptive_avg_pool(x, *, output_size):
     h, w = x.shape[-2:]
     oh = h if output_size[0] is None else output_size[0]

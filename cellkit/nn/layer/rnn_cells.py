@@ -31,6 +31,7 @@ from ...cell import Cell
 from ...eager_jit import host_first
 from ...initializer import Uniform
 from ...ops.function._utils import _v
+from ...tiered_jit import tiered_jit
 from .._checks import check_bool, positive_int
 from .._init_util import make_param
 
@@ -145,7 +146,7 @@ class _RNNCellBase(Cell):
 
 
 @host_first
-@functools.partial(jax.jit, inline=True, static_argnames=("mode",))
+@functools.partial(tiered_jit, inline=True, static_argnames=("mode",))
 def _cell_step(x, hx, w_ih, w_hh, b_ih, b_hh, *, mode):
     return MODES[mode][0](project(x, w_ih, b_ih), hx, w_hh, b_hh)
 

@@ -42,6 +42,7 @@ from ...cell import Cell
 from ...initializer import Uniform
 from ...ops.function._utils import _v
 from ...random import next_key
+from ...tiered_jit import tiered_jit
 from .._checks import check_bool, positive_int
 from .._init_util import make_param
 from .rnn_cells import MODES, check_float, check_nonlinearity, check_state
@@ -170,7 +171,7 @@ def _scan(gi, h0, w_hh, b_hh, mask, mode):
     return jax.lax.scan(body, h0, (gi, mask))
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("mode", "dropout", "batch_first"))
+@functools.partial(tiered_jit, inline=True, static_argnames=("mode", "dropout", "batch_first"))
 def _stacked_rnn(x, hx, lengths, weights, rng, *, mode, dropout, batch_first):
     """Every layer and direction of a stacked recurrence on a (T, N, I) (or (N, T, I)) input."""
     is_lstm = MODES[mode][2]

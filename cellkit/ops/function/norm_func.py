@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from ...eager_jit import host_first
+from ...tiered_jit import tiered_jit
 from ._utils import _v, exporter
 
 __all__ = []
@@ -34,7 +35,7 @@ def out_dtype(y, dtype):
 
 
 @host_first
-@functools.partial(jax.jit, inline=True, static_argnames=("axis", "use_batch", "eps", "momentum"))
+@functools.partial(tiered_jit, inline=True, static_argnames=("axis", "use_batch", "eps", "momentum"))
 def batch_norm_core(x, moving_mean, moving_var, gamma, beta, *, axis, use_batch, eps, momentum):
     """(output, new moving mean, new moving variance); ``momentum`` weighs the batch statistics.
 
@@ -67,7 +68,7 @@ def batch_norm_core(x, moving_mean, moving_var, gamma, beta, *, axis, use_batch,
 
 
 @host_first
-@functools.partial(jax.jit, inline=True, static_argnames=("axis", "eps"))
+@functools.partial(tiered_jit, inline=True, static_argnames=("axis", "eps"))
 def layer_norm_core(x, gamma, beta, *, axis, eps):
     """Normalise over the axes from ``axis`` on (biased variance), then ``* gamma + beta``."""
     axes = tuple(range(axis, x.ndim))
@@ -84,7 +85,7 @@ def layer_norm_core(x, gamma, beta, *, axis, eps):
 
 
 @host_first
-@functools.partial(jax.jit, inline=True, static_argnames=("groups", "eps"))
+@functools.partial(tiered_jit, inline=True, static_argnames=("groups", "eps"))
 def group_norm_core(x, gamma, beta, *, groups, eps):
     """Normalise each sample's ``groups`` channel groups (with their spatial positions); per-channel affine.
 

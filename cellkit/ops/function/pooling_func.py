@@ -28,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...tensor import default_int_dtype
+from ...tiered_jit import tiered_jit
 from ._utils import _v, exporter
 
 __all__ = []
@@ -69,7 +70,7 @@ def _batched(x, nd):
     return x, lambda y: y
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("mode", "k", "s", "d", "padding", "ceil_mode",
+@functools.partial(tiered_jit, inline=True, static_argnames=("mode", "k", "s", "d", "padding", "ceil_mode",
                                                          "return_indices"))
 def max_pool_core(x, *, mode, k, s, d, padding, ceil_mode, return_indices):
     """Max pooling of an (N, C, *spatial) array; ``mode`` 'VALID', 'SAME' or 'PAD' (with ``padding``)."""
@@ -105,7 +106,7 @@ def max_pool_core(x, *, mode, k, s, d, padding, ceil_mode, return_indices):
     return values, index.astype(default_int_dtype())
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("mode", "k", "s", "padding", "ceil_mode", "include_pad",
+@functools.partial(tiered_jit, inline=True, static_argnames=("mode", "k", "s", "padding", "ceil_mode", "include_pad",
                                                          "divisor_override"))
 def avg_pool_core(x, *, mode, k, s, padding, ceil_mode, include_pad, divisor_override):
     """Average pooling of an (N, C, *spatial) array; the divisor as described in the module docstring.
@@ -157,7 +158,7 @@ def adaptive_matrix(size, out):
     return m
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("output_size",))
+@functools.partial(tiered_jit, inline=True, static_argnames=("output_size",))
 def adaptive_avg_core(x, *, output_size):
     """Adaptive average pooling of the trailing ``len(output_size)`` axes (None keeps an axis)."""
     nd = len(output_size)
@@ -171,7 +172,7 @@ def adaptive_avg_core(x, *, output_size):
     return y
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("output_size", "return_indices"))
+@functools.partial(tiered_jit, inline=True, static_argnames=("output_size", "return_indices"))
 def adaptive_max_core(x, *, output_size, return_indices):
     """Adaptive max pooling of the trailing axes; with ``return_indices`` the flat index in the spatial block."""
     nd = len(output_size)

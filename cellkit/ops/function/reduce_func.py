@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from ...tensor import default_int_dtype
+from ...tiered_jit import tiered_jit
 from ._utils import _axis, _dtype, _v, exporter
 
 __all__ = []
@@ -321,7 +322,7 @@ def logcumsumexp(input, axis):  # noqa: A002
     return jax.lax.cumlogsumexp(x, axis=axis % x.ndim)
 
 
-@functools.partial(jax.jit, static_argnums=(1, 2))
+@functools.partial(tiered_jit, static_argnums=(1, 2))
 def _scan_extreme(x, axis, greater):
     better = jnp.greater if greater else jnp.less
     shape = [1] * x.ndim
