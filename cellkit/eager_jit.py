@@ -240,12 +240,15 @@ def _wrap(fn, compile):
                 _stats["host"] += 1
         if not isinstance(plan, host_ops.Plan) or plan.exact and plan.calls >= host_ops.HOT:
             return _MISS   # (hot: the compiled call is faster from here on, and gives the same bits)
-        if not plan.exact and primals is not None:
-            return _MISS   # (under a grad only data movement: the op's own derivative rules are JAX's)
         try:
             if primals is None:
                 return host_ops.run(plan, dynamic)
-            return host_ops.differentiable(plan)(*dynamic)
+            if plan.exact:   # (a data-movement op of floating arrays: linear)
+                if not all(np.issubdtype(d.dtype, np.inexact) for d in arrays):
+                    return _MISS
+                return host_ops.differentiable(plan)(*dynamic)
+            op = host_ops.linearized(plan)   # (its tangent part is JAX's own)
+            return _MISS if op is None else op(*dynamic)
         except Exception:   # noqa: BLE001 - NumPy would differ (a dtype it would change): compile
             by_signature[signature] = None
             return _MISS
@@ -316,7 +319,7 @@ def _diff_primals(dynamic):
     if not _DIFF_TRACERS or not any(type(d) in _DIFF_TRACERS for d in dynamic) or not host_ops.on_cpu():
         return None
     primals = [d.primal if type(d) in _DIFF_TRACERS else d for d in dynamic]
-    if not host_ops.small(primals) or not all(np.issubdtype(p.dtype, np.inexact) for p in primals):
+    if not host_ops.small(primals):
         return None
     return primals
 

@@ -37,8 +37,8 @@ import numpy as np
 
 __all__ = ["PRIMITIVES", "ALLOWED", "BITWISE", "MAX_MACS", "MAX_SLOW_ELEMENTS", "flush"]
 
-# A matrix product of at most this many multiply-adds (64x64 by 64x64 is 2**18) runs on the host.
-MAX_MACS = 1 << 18
+# A matrix product of at most this many multiply-adds (128x128 by 128x128 is 2**21) runs on the host.
+MAX_MACS = 1 << 21
 # erf and erf_inv have no NumPy ufunc: they run element by element, on at most this many elements.
 MAX_SLOW_ELEMENTS = 4096
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))

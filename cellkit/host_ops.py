@@ -41,7 +41,7 @@ import numpy as np
 
 from . import host_compute
 
-__all__ = ["plan", "run", "differentiable", "usable", "small", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
+__all__ = ["plan", "run", "differentiable", "linearized", "usable", "small", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
            "UNSUITED", "NEVER", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
@@ -417,3 +417,76 @@ def differentiable(p: Plan):
         g.defjvp(rule)
         p.jvp = g
     return p.jvp
+
+
+def linearized(p: Plan):
+    """The op the computing plan ``p`` was traced from as a ``jax.custom_jvp`` whose forward values come
+    from the host, for calls inside an eager ``grad``/``vjp`` whose primal inputs are concrete; None
+    where that cannot be done (made once per plan).
+
+    The op's JVP is split by data dependence (``partial_eval_jaxpr_nounits``): the part that depends
+    on the primals only (the outputs, and the residuals the tangents need, such as ``exp(x)`` for
+    ``exp``) runs here; the part linear in the tangents is JAX's own, evaluated on the tangents, so a
+    ``vjp`` transposes exactly the ops JAX would have recorded and the backward pass is unchanged.
+    """
+    if p.jvp is None:
+        try:
+            p.jvp = _linearized(p) or False
+        except Exception:   # noqa: BLE001 - a JVP the host cannot run (a primitive, a weak result)
+            p.jvp = False
+    return p.jvp or None
+
+
+def _linearized(p: Plan):
+    from jax._src.interpreters import partial_eval as pe
+    fn, avals = p.fn, p.jaxpr.in_avals
+    if not all(np.issubdtype(a.dtype, np.inexact) for a in p.avals):
+        return None
+    # Integer inputs (labels, indices) are not differentiated: known inputs of the JVP, no tangent.
+    inexact = [i for i, a in enumerate(avals) if np.issubdtype(a.dtype, np.inexact)]
+    n, shapes = len(avals), [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
+
+    def jvp_flat(*args):
+        primals, tangents = list(args[:n]), args[n:]
+
+        def of_inexact(*xs):
+            full = list(primals)
+            for i, x in zip(inexact, xs):
+                full[i] = x
+            return fn(*full)
+        out, tangent = jax.jvp(of_inexact, tuple(primals[i] for i in inexact), tuple(tangents))
+        return jax.tree_util.tree_leaves(out) + jax.tree_util.tree_leaves(tangent)
+    closed = jax.make_jaxpr(jvp_flat)(*shapes, *[shapes[i] for i in inexact])
+    m = len(closed.out_avals) // 2
+    known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr_nounits(
+        closed, [False] * n + [True] * len(inexact), [False] * m + [True] * m)
+    kind = _kind(known.jaxpr)
+    if any(out_unknowns[:m]) or kind is None or kind == NEVER or _unsuited_outputs(known.jaxpr.outvars[:m]):
+        return None
+    forward = Plan(known, jax.tree_util.tree_structure([0] * len(known.out_avals)), fn, kind == EXACT)
+    tangent_plans = []
+
+    def tangent(residuals, tangents):
+        # Concrete tangents (forward mode) are worked on the host too; traced ones are JAX's.
+        if all(type(t) is _ArrayImpl for t in tangents):
+            if not tangent_plans:
+                tangent_kind = _kind(unknown.jaxpr)
+                tangent_plans.append(None if tangent_kind in (None, NEVER) else Plan(
+                    unknown, jax.tree_util.tree_structure([0] * m), fn, tangent_kind == EXACT))
+            if tangent_plans[0] is not None:
+                return run(tangent_plans[0], list(residuals) + list(tangents))
+        return jax.core.eval_jaxpr(unknown.jaxpr, unknown.consts, *residuals, *tangents)
+
+    g = jax.custom_jvp(fn)
+
+    def rule(primals, tangents):
+        outs = run(forward, primals)
+        tangents = [tangents[i] for i in inexact]
+        return (jax.tree_util.tree_unflatten(p.out_tree, outs[:m]),
+                jax.tree_util.tree_unflatten(p.out_tree, tangent(outs[m:], tangents)))
+    g.defjvp(rule)
+    return g
+
+
+def _unsuited_outputs(outvars) -> bool:
+    return any(getattr(getattr(v, "aval", None), "weak_type", False) for v in outvars)

@@ -135,6 +135,10 @@ ROUNDING = {
     "pnasnet": ("gradients", "a ReLU gate: at 64 px cell_7's output [1, 750, 1, 1] (a ReLU input in cell_8) is "
                 "+1.05e-4 in float64, +1.34e-4 here, -5.1e-5 in MindSpore (gradient norms of cell_7.comb_iter_3 "
                 "and of the Parameters before it up to 2.1% apart)"),
+    "mobilenet_v2_035_96": ("gradients", "float32 rounding: the norm of features.3.layers.4.gamma's gradient is "
+                            "19.39907 in float64, 19.39857 here (forward values computed on the host), 19.35944 "
+                            "in MindSpore (0.2% apart; all gradient norms here are within 8e-5 of float64's, "
+                            "MindSpore's within 2e-3)"),
     "vgg11": ("after_step", "the output after one SGD step is 6.3e-5 from MindSpore's (2.5e-5 in float64, "
               "within the tolerance; cellkit's float32 and float64 runs differ by 4.8e-5)"),
 }

@@ -212,3 +212,48 @@ def test_which_signatures_run_on_the_host_does_not_depend_on_call_order():
     tanh(x.astype(jnp.float16))
     np.testing.assert_array_equal(_bits(tanh(x)), _bits(fresh))
     np.testing.assert_array_equal(_bits(ops.Tanh()(x)), _bits(ops.tanh(x)))
+
+
+def _loss_parts(x, w, labels):
+    h = ops.matmul(x, w)
+    h = ops.gelu(h, approximate="tanh") * 0.5 + ops.exp(-h * h)
+    logp = ops.log_softmax(h / 2.0, axis=-1)
+    picked = (logp * ops.one_hot(labels, 3, ms.Tensor(1.0), ms.Tensor(0.0))).sum(-1)
+    return -picked.mean() + ops.sqrt((w * w).sum() + 1.0)
+
+
+def _raw_loss(x, w, labels):
+    h = x @ w
+    h = jax.nn.gelu(h, approximate=True) * 0.5 + jnp.exp(-h * h)
+    logp = jax.nn.log_softmax(h / 2.0, axis=-1)
+    return -(logp * jax.nn.one_hot(labels, 3)).sum(-1).mean() + jnp.sqrt((w * w).sum() + 1.0)
+
+
+def test_forward_values_under_an_eager_grad_come_from_the_host_and_gradients_are_jax_own():
+    rng = np.random.default_rng(10)
+    x = ms.Tensor(rng.normal(size=(5, 4)).astype(np.float32))
+    w = ms.Parameter(ms.Tensor(rng.normal(size=(4, 3)).astype(np.float32)), name="w")
+    labels = ms.Tensor(np.array([0, 2, 1, 1, 0], np.int32))
+    grad_fn = ms.value_and_grad(_loss_parts, (0,), [w])
+    grad_fn(x, w, labels)   # the backward pass compiles once for this structure
+    with compiles() as made:
+        value, (gx, (gw,)) = grad_fn(x, w, labels)
+    assert made["n"] == 0   # the forward ops ran on the host, the backward pass was read back
+    want_value, (want_gx, want_gw) = jax.value_and_grad(_raw_loss, (0, 1))(
+        np.asarray(x), np.asarray(w.value), np.asarray(labels))
+    np.testing.assert_allclose(float(value), float(want_value), rtol=2e-6)
+    assert np.shape(gx) == want_gx.shape and np.shape(gw) == want_gw.shape
+    np.testing.assert_allclose(np.asarray(gx), np.asarray(want_gx), rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(np.asarray(gw), np.asarray(want_gw), rtol=2e-5, atol=2e-6)
+
+
+def test_forward_mode_and_second_order_through_host_linearized_ops():
+    from jax.test_util import check_grads
+
+    def f(a):
+        return ops.softmax(ops.tanh(a) * 3.0, axis=-1) * ops.exp(a / 4.0)
+    a = jnp.asarray(np.random.default_rng(11).normal(size=(2, 5)).astype(np.float32))
+    check_grads(f, (a,), order=2, modes=("fwd", "rev"), atol=5e-2, rtol=5e-2)
+    jf = jax.jacfwd(f)(a)
+    want = jax.jacfwd(lambda b: jax.nn.softmax(jnp.tanh(b) * 3.0, axis=-1) * jnp.exp(b / 4.0))(a)
+    np.testing.assert_allclose(np.asarray(jf), np.asarray(want), rtol=1e-5, atol=1e-6)

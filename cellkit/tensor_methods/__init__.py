@@ -64,8 +64,9 @@ INPLACE = inplace.INPLACE
 # JAX's own methods that move data: an eager call on a small CPU array runs with NumPy (cellkit.host_ops),
 # with no compilation per shape.
 HOST_FIRST = ("reshape", "swapaxes", "transpose", "squeeze", "flatten", "ravel", "view", "astype", "repeat")
-# JAX's arithmetic operators on concrete arrays: a small eager one runs with NumPy as XLA's CPU code
-# computes it (cellkit.host_compute), with no compilation per shape (tracers: JAX's own, unwrapped).
+# JAX's arithmetic operators: a small eager one runs with NumPy as XLA's CPU code computes it
+# (cellkit.host_compute), with no compilation per shape; on an eager grad's tracers its forward value
+# is made so (staging tracers pass straight on).
 HOST_ARITHMETIC = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
                    "__rtruediv__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__",
                    "__lt__", "__le__", "__gt__", "__ge__")
@@ -126,7 +127,7 @@ def install() -> None:
             setattr(cls, name, method)
         for name in HOST_FIRST:   # (on tracers: an eager grad's forward values; other traces pass straight on)
             setattr(cls, name, host_first(getattr(cls, name)))   # (host_first keeps the name and text)
-        for name in HOST_ARITHMETIC if cls is not jax.core.Tracer else ():
+        for name in HOST_ARITHMETIC:
             setattr(cls, name, host_first(getattr(cls, name)))
         for name, (_, functional) in INPLACE.items():
             if name not in have:
