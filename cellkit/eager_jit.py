@@ -60,7 +60,7 @@ import warnings
 import jax
 import numpy as np
 
-from . import host_ops
+from . import eager_grad, host_ops
 from .parameter import Parameter, local
 from .tiered_jit import tiered_jit
 
@@ -213,15 +213,15 @@ def _wrap(fn, compile):
     entries = {}          # (treedef, static key) -> jitted function, or None: op by op
     values = {}           # (treedef, static key without floats) -> the static keys seen (MAX_STATIC + 1 at most)
     plans = {}            # (treedef, static key) -> {input signature: host_ops.plan's answer}, or False
-    state = {"off": False}
+    state = {"off": False, "host_off": False}
 
-    def host_call(key, dynamic, primals=None):
-        """The op's result computed with NumPy (host_ops), or _MISS. ``primals``: the concrete values
-        under an eager grad's tracers (``dynamic``), whose forward value is then made on the host."""
-        arrays = dynamic if primals is None else primals
+    grads = {}            # (key, input signature) -> the op as eager_grad.linearize made it, or None
+
+    def host_plan(key, arrays):
+        """host_ops.plan's answer for these arrays (made once per signature), or None."""
         by_signature = plans.get(key)
-        if by_signature is False:
-            return _MISS
+        if by_signature is False or state["host_off"]:
+            return None
         if by_signature is None:
             if len(plans) >= MAX_ENTRIES:
                 plans.clear()     # (bounded: a plan dropped is made again, the same)
@@ -235,22 +235,43 @@ def _wrap(fn, compile):
             if plan is host_ops.NEVER:
                 plans[key] = False   # never asked again
                 if whole:
-                    state["off"] = True
+                    state["host_off"] = True
             if isinstance(plan, host_ops.Plan):
                 _stats["host"] += 1
-        if not isinstance(plan, host_ops.Plan) or plan.exact and plan.calls >= host_ops.HOT:
+        return plan if isinstance(plan, host_ops.Plan) else None
+
+    def host_call(key, dynamic):
+        """The op's result computed with NumPy (host_ops), or _MISS."""
+        plan = host_plan(key, dynamic)
+        if plan is None or plan.exact and plan.calls >= host_ops.HOT:
             return _MISS   # (hot: the compiled call is faster from here on, and gives the same bits)
         try:
-            if primals is None:
-                return host_ops.run(plan, dynamic)
-            if plan.exact:   # (a data-movement op of floating arrays: linear)
-                if not all(np.issubdtype(d.dtype, np.inexact) for d in arrays):
-                    return _MISS
-                return host_ops.differentiable(plan)(*dynamic)
-            op = host_ops.linearized(plan)   # (its tangent part is JAX's own)
-            return _MISS if op is None else op(*dynamic)
+            return host_ops.run(plan, dynamic)
         except Exception:   # noqa: BLE001 - NumPy would differ (a dtype it would change): compile
-            by_signature[signature] = None
+            plans[key][tuple((d.shape, d.dtype, d.weak_type) for d in dynamic)] = None
+            return _MISS
+
+    def grad_call(key, dynamic, primals):
+        """Under an eager grad whose primal values (``primals``) are concrete: the op with its forward
+        values made on the host or by one top-level executable (cellkit.eager_grad), or _MISS."""
+        signature = (key, tuple((d.shape, d.dtype, d.weak_type) for d in primals))
+        op = grads.get(signature, _MISS)
+        if op is _MISS:
+            plan = host_plan(key, primals) if host_ops.small(primals) else None
+            if plan is not None and plan.exact and all(np.issubdtype(d.dtype, np.inexact) for d in primals):
+                op = host_ops.differentiable(plan)   # (a data-movement op of floating arrays: linear)
+            else:
+                if len(grads) >= MAX_ENTRIES:
+                    grads.clear()
+                with _Guarded():
+                    op = eager_grad.linearize(_body(fn, *key), primals, host=plan is not None)
+            grads[signature] = op
+        if op is None:
+            return _MISS
+        try:
+            return op(*dynamic)
+        except Exception:   # noqa: BLE001 - fails here: JAX's own path, for this signature from now on
+            grads[signature] = None
             return _MISS
 
     @functools.wraps(fn)
@@ -281,12 +302,15 @@ def _wrap(fn, compile):
                 return fn(*args, **kwargs)
         # The host is asked before anything this key's compiled entry says, so which calls run there
         # depends only on the op, the signature and the context, never on what ran before.
-        if plans.get(key) is not False:
-            primals = _diff_primals(dynamic)
-            if primals is not None or host_ops.usable(dynamic):
-                out = host_call(key, dynamic, primals)
-                if out is not _MISS:
-                    return out
+        primals = _diff_primals(dynamic)
+        if primals is not None:
+            out = grad_call(key, dynamic, primals)
+            if out is not _MISS:
+                return out
+        elif plans.get(key) is not False and host_ops.usable(dynamic):
+            out = host_call(key, dynamic)
+            if out is not _MISS:
+                return out
         if jitted is None or not compile:
             return fn(*args, **kwargs)
         if jitted is False and len(entries) >= MAX_ENTRIES:
@@ -314,12 +338,12 @@ def _wrap(fn, compile):
 
 def _diff_primals(dynamic):
     """Under an eager grad (first order, CPU): the concrete primal values behind the tracers, when all
-    inputs are small floating arrays (a data-movement op is then differentiated with its forward
-    value made on the host); else None."""
+    are concrete arrays (the op's forward values are then made on the host or by one top-level
+    executable: ``grad_call``); else None."""
     if not _DIFF_TRACERS or not any(type(d) in _DIFF_TRACERS for d in dynamic) or not host_ops.on_cpu():
         return None
     primals = [d.primal if type(d) in _DIFF_TRACERS else d for d in dynamic]
-    if not host_ops.small(primals):
+    if not all(type(p) is _ArrayImpl for p in primals):
         return None
     return primals
 

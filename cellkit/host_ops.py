@@ -41,8 +41,8 @@ import numpy as np
 
 from . import host_compute
 
-__all__ = ["plan", "run", "differentiable", "linearized", "usable", "small", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
-           "UNSUITED", "NEVER", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
+__all__ = ["plan", "run", "differentiable", "kind", "usable", "small", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
+           "UNSUITED", "NEVER", "EXACT", "COMPUTE", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
 # A host call costs about 25 us more than a compiled one (mostly copying the result to the device);
@@ -179,7 +179,7 @@ class Plan:
     __slots__ = ("jaxpr", "out_tree", "fn", "calls", "jvp", "exact", "steps", "registers", "inputs", "outputs",
                  "avals")
 
-    def __init__(self, jaxpr, out_tree, fn, exact=True):
+    def __init__(self, jaxpr, out_tree, fn, exact=True):   # (jaxpr: a ClosedJaxpr)
         self.jaxpr, self.out_tree, self.fn, self.calls, self.jvp, self.exact = jaxpr, out_tree, fn, 0, None, exact
         self.steps, self.registers, self.inputs, self.outputs = _program(jaxpr, exact)
         self.avals = [jax.core.ShapedArray(v.aval.shape, v.aval.dtype) for v in jaxpr.jaxpr.outvars]
@@ -218,20 +218,20 @@ def _inner(eqn):
     return None if inner is None else getattr(inner, "jaxpr", inner)
 
 
-def _kind(jaxpr):
+def kind(jaxpr):
     """EXACT when every equation (nested calls included) is one NumPy computes exactly as XLA does,
     COMPUTE when some are computed as XLA's CPU code does but perhaps not to the bit
     (:mod:`cellkit.host_compute`; only where that is switched on), None when one is neither for these
     dtypes and sizes, NEVER when a primitive is one the host never runs (a convolution, a gather)."""
-    kind = EXACT
+    found = EXACT
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         if name in _NESTED:
             inner = _inner(eqn)
-            sub = None if inner is None else _kind(inner)
+            sub = None if inner is None else kind(inner)
             if sub is None or sub == NEVER:
                 return sub
-            kind = kind if sub == EXACT else COMPUTE
+            found = found if sub == EXACT else COMPUTE
         elif name not in PRIMITIVES and name not in host_compute.PRIMITIVES:
             return NEVER
         elif name in PRIMITIVES and (name not in _EXACT_IF or _EXACT_IF[name](eqn)):
@@ -240,10 +240,10 @@ def _kind(jaxpr):
               and eqn.params.get("accuracy") is None      # (a requested accuracy: XLA's own algorithm)
               and not (isinstance(host_compute.PRIMITIVES[name], np.ufunc)
                        and any(v is not None for v in eqn.params.values()))):
-            kind = COMPUTE
+            found = COMPUTE
         else:
             return None
-    return kind
+    return found
 
 
 def _unsuited(jaxpr) -> bool:
@@ -280,14 +280,14 @@ def plan(fn, arrays):
     computes (``exact`` False) is kept for good, so a signature always gives the same bits.
     """
     closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*arrays)
-    kind = _kind(closed.jaxpr)
-    if kind is None or kind == NEVER:
-        return kind
+    found = kind(closed.jaxpr)
+    if found is None or found == NEVER:
+        return found
     if _unsuited(closed.jaxpr):
         return UNSUITED
     if any(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):
         return PASSTHROUGH
-    return Plan(closed, jax.tree_util.tree_structure(shapes), fn, kind == EXACT)
+    return Plan(closed, jax.tree_util.tree_structure(shapes), fn, found == EXACT)
 
 
 def _program(closed, exact):
@@ -418,75 +418,3 @@ def differentiable(p: Plan):
         p.jvp = g
     return p.jvp
 
-
-def linearized(p: Plan):
-    """The op the computing plan ``p`` was traced from as a ``jax.custom_jvp`` whose forward values come
-    from the host, for calls inside an eager ``grad``/``vjp`` whose primal inputs are concrete; None
-    where that cannot be done (made once per plan).
-
-    The op's JVP is split by data dependence (``partial_eval_jaxpr_nounits``): the part that depends
-    on the primals only (the outputs, and the residuals the tangents need, such as ``exp(x)`` for
-    ``exp``) runs here; the part linear in the tangents is JAX's own, evaluated on the tangents, so a
-    ``vjp`` transposes exactly the ops JAX would have recorded and the backward pass is unchanged.
-    """
-    if p.jvp is None:
-        try:
-            p.jvp = _linearized(p) or False
-        except Exception:   # noqa: BLE001 - a JVP the host cannot run (a primitive, a weak result)
-            p.jvp = False
-    return p.jvp or None
-
-
-def _linearized(p: Plan):
-    from jax._src.interpreters import partial_eval as pe
-    fn, avals = p.fn, p.jaxpr.in_avals
-    if not all(np.issubdtype(a.dtype, np.inexact) for a in p.avals):
-        return None
-    # Integer inputs (labels, indices) are not differentiated: known inputs of the JVP, no tangent.
-    inexact = [i for i, a in enumerate(avals) if np.issubdtype(a.dtype, np.inexact)]
-    n, shapes = len(avals), [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
-
-    def jvp_flat(*args):
-        primals, tangents = list(args[:n]), args[n:]
-
-        def of_inexact(*xs):
-            full = list(primals)
-            for i, x in zip(inexact, xs):
-                full[i] = x
-            return fn(*full)
-        out, tangent = jax.jvp(of_inexact, tuple(primals[i] for i in inexact), tuple(tangents))
-        return jax.tree_util.tree_leaves(out) + jax.tree_util.tree_leaves(tangent)
-    closed = jax.make_jaxpr(jvp_flat)(*shapes, *[shapes[i] for i in inexact])
-    m = len(closed.out_avals) // 2
-    known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr_nounits(
-        closed, [False] * n + [True] * len(inexact), [False] * m + [True] * m)
-    kind = _kind(known.jaxpr)
-    if any(out_unknowns[:m]) or kind is None or kind == NEVER or _unsuited_outputs(known.jaxpr.outvars[:m]):
-        return None
-    forward = Plan(known, jax.tree_util.tree_structure([0] * len(known.out_avals)), fn, kind == EXACT)
-    tangent_plans = []
-
-    def tangent(residuals, tangents):
-        # Concrete tangents (forward mode) are worked on the host too; traced ones are JAX's.
-        if all(type(t) is _ArrayImpl for t in tangents):
-            if not tangent_plans:
-                tangent_kind = _kind(unknown.jaxpr)
-                tangent_plans.append(None if tangent_kind in (None, NEVER) else Plan(
-                    unknown, jax.tree_util.tree_structure([0] * m), fn, tangent_kind == EXACT))
-            if tangent_plans[0] is not None:
-                return run(tangent_plans[0], list(residuals) + list(tangents))
-        return jax.core.eval_jaxpr(unknown.jaxpr, unknown.consts, *residuals, *tangents)
-
-    g = jax.custom_jvp(fn)
-
-    def rule(primals, tangents):
-        outs = run(forward, primals)
-        tangents = [tangents[i] for i in inexact]
-        return (jax.tree_util.tree_unflatten(p.out_tree, outs[:m]),
-                jax.tree_util.tree_unflatten(p.out_tree, tangent(outs[m:], tangents)))
-    g.defjvp(rule)
-    return g
-
-
-def _unsuited_outputs(outvars) -> bool:
-    return any(getattr(getattr(v, "aval", None), "weak_type", False) for v in outvars)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ... import dtype as mstype
 from ...cell import Cell
+from ...eager_jit import host_first
 from ...ops.function._utils import _v
 from ...tiered_jit import tiered_jit
 from .._checks import check_bool, is_int
@@ -104,6 +105,7 @@ class Embedding(Cell):
                 f"dtype={self.dtype}, padding_idx={self.padding_idx}")
 
 
+@host_first
 @functools.partial(tiered_jit, inline=True, static_argnames=("one_hot_dtype",))
 def _embed(table, ids, *, one_hot_dtype):
     """Gather (or one-hot matmul) of the rows; the output is ``ids.shape + (embedding_size,)``."""

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from ...cell import Cell
+from ...eager_jit import host_first
 from ...ops.function._utils import _v
 from ...ops.function.pooling_func import adaptive_matrix as _adaptive_matrix
 from ...ops.function.pooling_func import avg_pool_core, max_pool_core
@@ -310,6 +311,7 @@ class AdaptiveAvgPool2d(Cell):
         return _adaptive_avg_pool(x, output_size=self.output_size)
 
 
+@host_first
 @functools.partial(tiered_jit, inline=True, static_argnames=("output_size",))
 def _adaptive_avg_pool(x, *, output_size):
     h, w = x.shape[-2:]

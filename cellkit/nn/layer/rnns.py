@@ -39,6 +39,7 @@ import jax.numpy as jnp
 
 from ... import dtype as mstype
 from ...cell import Cell
+from ...eager_jit import host_first
 from ...initializer import Uniform
 from ...ops.function._utils import _v
 from ...random import next_key
@@ -171,6 +172,7 @@ def _scan(gi, h0, w_hh, b_hh, mask, mode):
     return jax.lax.scan(body, h0, (gi, mask))
 
 
+@host_first
 @functools.partial(tiered_jit, inline=True, static_argnames=("mode", "dropout", "batch_first"))
 def _stacked_rnn(x, hx, lengths, weights, rng, *, mode, dropout, batch_first):
     """Every layer and direction of a stacked recurrence on a (T, N, I) (or (N, T, I)) input."""

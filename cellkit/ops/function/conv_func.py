@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...eager_jit import host_first
 from ...tiered_jit import tiered_jit
 from ._utils import _v, exporter
 
@@ -67,6 +68,7 @@ def transpose_pads(mode, k_eff, stride, pads):
 
 # inline=True: one compiled computation per eager call, but inlined into an enclosing trace;
 # kept as a nested call, it made the demo CNN's jitted train step ~15% slower on CPU.
+@host_first
 @functools.partial(tiered_jit, inline=True, static_argnames=("strides", "padding", "dilation", "group", "dims",
                                                          "lhs_dilation", "transposed", "output_padding", "one_d"))
 def convolve(x, w, b, *, strides, padding, dilation, group, dims=None, lhs_dilation=None, transposed=False,

@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...eager_jit import host_first
 from ...tensor import default_int_dtype
 from ...tiered_jit import tiered_jit
 from ._utils import _v, exporter
@@ -70,6 +71,7 @@ def _batched(x, nd):
     return x, lambda y: y
 
 
+@host_first
 @functools.partial(tiered_jit, inline=True, static_argnames=("mode", "k", "s", "d", "padding", "ceil_mode",
                                                          "return_indices"))
 def max_pool_core(x, *, mode, k, s, d, padding, ceil_mode, return_indices):
@@ -106,6 +108,7 @@ def max_pool_core(x, *, mode, k, s, d, padding, ceil_mode, return_indices):
     return values, index.astype(default_int_dtype())
 
 
+@host_first
 @functools.partial(tiered_jit, inline=True, static_argnames=("mode", "k", "s", "padding", "ceil_mode", "include_pad",
                                                          "divisor_override"))
 def avg_pool_core(x, *, mode, k, s, padding, ceil_mode, include_pad, divisor_override):
@@ -158,6 +161,7 @@ def adaptive_matrix(size, out):
     return m
 
 
+@host_first
 @functools.partial(tiered_jit, inline=True, static_argnames=("output_size",))
 def adaptive_avg_core(x, *, output_size):
     """Adaptive average pooling of the trailing ``len(output_size)`` axes (None keeps an axis)."""
@@ -172,6 +176,7 @@ def adaptive_avg_core(x, *, output_size):
     return y
 
 
+@host_first
 @functools.partial(tiered_jit, inline=True, static_argnames=("output_size", "return_indices"))
 def adaptive_max_core(x, *, output_size, return_indices):
     """Adaptive max pooling of the trailing axes; with ``return_indices`` the flat index in the spatial block."""
