@@ -31,6 +31,7 @@ import numpy as np
 from jax import lax
 
 from .host_keys import partitionable_threefry
+from .tiered_jit import eager_options_jit
 
 __all__ = ["standard", "CHUNK"]
 
@@ -75,7 +76,7 @@ def _uniform(bits, dtype, lo, hi):
     return lax.max(lo, floats * (hi - lo) + lo)
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1))
+@functools.partial(eager_options_jit, static_argnums=(0, 1))   # (the same bits as XLA's defaults: tested)
 def _chunk(kind, dtype, k1, k2, start, lower, upper):
     bits = _bits(k1, k2, start, dtype)
     sqrt2 = np.array(np.sqrt(2), dtype)

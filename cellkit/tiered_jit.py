@@ -49,7 +49,8 @@ import jax
 
 from .host_ops import on_cpu as _on_cpu
 
-__all__ = ["tiered_jit", "FAST_OPTIONS", "EAGER_OPTIONS", "HOT", "SMALL", "set_enabled", "enabled"]
+__all__ = ["tiered_jit", "eager_options_jit", "FAST_OPTIONS", "EAGER_OPTIONS", "HOT", "SMALL", "set_enabled",
+           "enabled"]
 
 FAST_OPTIONS = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
 # XLA's CPU elemental emitters instead of its newer fusion emitters: about half the compile time of an
@@ -116,9 +117,10 @@ class _Small:
     """``jax.jit`` whose top-level CPU calls use :data:`EAGER_OPTIONS`, and on tiny arrays (at most
     :data:`SMALL` elements in all) :data:`FAST_OPTIONS` too: the choice follows the input shapes, so
     every call of a signature runs the same executable and gives the same bits."""
-    __slots__ = ("fast", "eager", "full", "__wrapped__", "__name__")
+    __slots__ = ("fast", "eager", "full", "limit", "__wrapped__", "__name__")
 
-    def __init__(self, fn, jit_kwargs):
+    def __init__(self, fn, jit_kwargs, limit=None):
+        self.limit = SMALL if limit is None else limit
         self.full = jax.jit(fn, **jit_kwargs)
         self.eager = jax.jit(fn, compiler_options=EAGER_OPTIONS, **jit_kwargs)
         self.fast = jax.jit(fn, compiler_options={**EAGER_OPTIONS, **FAST_OPTIONS}, **jit_kwargs)
@@ -138,7 +140,7 @@ class _Small:
         if total is None or not _on_cpu() or not _eager_options[0]:
             return self.full(*args, **kwargs)
         try:
-            return self.fast(*args, **kwargs) if total <= SMALL else self.eager(*args, **kwargs)
+            return self.fast(*args, **kwargs) if total <= self.limit else self.eager(*args, **kwargs)
         except jax.errors.JaxRuntimeError as e:
             if "No such compile option" not in str(e):
                 raise
@@ -160,6 +162,15 @@ def _size(args, kwargs):
             return None
         total += getattr(leaf, "size", 1)
     return total
+
+
+def eager_options_jit(fn=None, **jit_kwargs):
+    """``jax.jit`` whose top-level CPU calls always use :data:`EAGER_OPTIONS` (never
+    :data:`FAST_OPTIONS`, whatever the sizes): for a computation whose bits must be XLA's default
+    ones, which these options keep (``cellkit.draws``: ``jax.random``'s numbers, checked bit for bit)."""
+    if fn is None:
+        return lambda f: eager_options_jit(f, **jit_kwargs)
+    return _Small(fn, jit_kwargs, limit=-1)
 
 
 def tiered_jit(fn=None, **jit_kwargs):

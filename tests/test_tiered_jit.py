@@ -107,3 +107,11 @@ def test_a_refused_option_falls_back_to_xla_defaults(monkeypatch):
     big = jnp.ones(tj.SMALL + 1, jnp.float32)
     np.testing.assert_array_equal(f(big), big * 2.0)
     assert tj._eager_options == [False] and f.full._cache_size() == 1
+
+
+def test_eager_options_jit_never_takes_the_cheap_tier():
+    f = tj.eager_options_jit(lambda x: jnp.tanh(x) * 3.0 + x)
+    tiny = jnp.linspace(-2, 2, 11, dtype=jnp.float32)
+    out = f(tiny)
+    assert f.fast._cache_size() == 0 and f.eager._cache_size() == 1
+    np.testing.assert_allclose(out, jnp.tanh(tiny) * 3.0 + tiny, rtol=1e-6, atol=2.5e-7)
