@@ -17,8 +17,8 @@ linear in the tangents is JAX's own jaxpr, evaluated on the tangents, so a
 backward pass is unchanged.
 
 >>> import jax, jax.numpy as jnp
->>> op = linearize(jnp.tanh, [jnp.ones(3)])
->>> jax.grad(lambda x: op(x).sum())(jnp.zeros(3))
+>>> op = linearize(jnp.tanh, [jnp.ones(3, jnp.float32)])
+>>> jax.grad(lambda x: op(x).sum())(jnp.zeros(3, jnp.float32))
 Array([1., 1., 1.], dtype=float32)
 """
 

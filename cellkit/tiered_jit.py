@@ -24,9 +24,10 @@ checks and exact comparisons notice. ``CELLKIT_TIERED_JIT=1`` (read at import)
 or :func:`set_enabled` turns it on, for the executables made from then on.
 
 With tiering off, every top-level CPU call is compiled with :data:`EAGER_OPTIONS`
-(XLA's elemental emitters instead of its newer fusion emitters: about half the
-compile time, a convolution 60 -> 25 ms, a backward pass 0.28 -> 0.13 s, with code about
-as fast; a matrix product fused with what follows can take up to twice as long), and one whose arrays hold at most :data:`SMALL` elements in all with
+(XLA's elemental emitters instead of its newer fusion emitters, LLVM at -O1: about
+half the compile time, a convolution 60 -> 20 ms, a backward pass 0.28 -> 0.12 s, with
+code about as fast; a matrix product fused with what follows can take up to twice as
+long), and one whose arrays hold at most :data:`SMALL` elements in all with
 :data:`FAST_OPTIONS` too. The choice follows the input shapes, so every call of a
 signature runs the same executable and gives the same bits; on arrays this small
 the slower code costs at most some microseconds per call (a 512-element gelu: 18
@@ -53,9 +54,10 @@ __all__ = ["tiered_jit", "eager_options_jit", "FAST_OPTIONS", "EAGER_OPTIONS", "
            "enabled"]
 
 FAST_OPTIONS = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
-# XLA's CPU elemental emitters instead of its newer fusion emitters: about half the compile time of an
-# eager executable (a convolution: 60 -> 25 ms), code about as fast except some fused matrix products.
-EAGER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
+# XLA's CPU elemental emitters instead of its newer fusion emitters, and LLVM's lighter -O1: about half
+# the compile time of an eager executable (a convolution: 60 -> 20 ms, a backward pass: 0.28 -> 0.1 s),
+# code about as fast (measured from 20% faster to 25% slower; some fused matrix products up to 2x slower).
+EAGER_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 1}
 _eager_options = [True]   # False once this XLA refuses EAGER_OPTIONS
 HOT = 8
 _MAX_SIGNATURES = 4096

@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...cell import Cell
-from ...eager_jit import eager_jit
+from ...eager_jit import eager_jit, host_first
 from ...parameter import Parameter
 from ...tensor import as_array
 from ...ops.function.loss_func import _class_axis, _labels_in_range
@@ -49,6 +49,9 @@ __all__ = ["LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss", 
            "BCEWithLogitsLoss", "SoftmaxCrossEntropyWithLogits"]
 
 _REDUCTIONS = ("mean", "sum", "none")
+
+# (an eager call on the host or, inside an eager grad, through cellkit.eager_grad)
+_log_softmax = host_first(jax.nn.log_softmax)
 
 
 def _array(x):
@@ -348,7 +351,7 @@ class CrossEntropyLoss(LossBase):
         name = self.cls_name
         dtype = _compute_dtype(logits.dtype)
         axis = _class_axis(logits)
-        logp = jax.nn.log_softmax(logits if logits.dtype == dtype else logits.astype(dtype), axis=axis)
+        logp = _log_softmax(logits if logits.dtype == dtype else logits.astype(dtype), axis=axis)
         if labels.ndim == logits.ndim:
             if not _is_float(labels):
                 raise TypeError(f"For '{name}', 'labels' with the rank of 'logits' are class probabilities "
