@@ -41,7 +41,7 @@ import numpy as np
 
 from . import host_compute
 
-__all__ = ["plan", "run", "differentiable", "kind", "usable", "small", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
+__all__ = ["plan", "run", "differentiable", "kind", "usable", "small", "local", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
            "UNSUITED", "NEVER", "EXACT", "COMPUTE", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
@@ -203,14 +203,17 @@ def usable(arrays) -> bool:
 
 
 def small(arrays) -> bool:
-    """Whether these are concrete arrays on the default device, not committed, with at most
-    :data:`MAX_ELEMENTS` elements in all."""
-    total = 0
+    """Whether these are :func:`local` arrays with at most :data:`MAX_ELEMENTS` elements in all."""
+    return local(arrays) and sum(a.size for a in arrays) <= MAX_ELEMENTS
+
+
+def local(arrays) -> bool:
+    """Whether these are concrete arrays on one device, not committed to it (results made on the
+    host go to the default device)."""
     for a in arrays:
         if type(a) is not _ArrayImpl or a._committed or len(a.sharding.device_set) != 1:
             return False
-        total += a.size
-    return total <= MAX_ELEMENTS
+    return True
 
 
 def _inner(eqn):
@@ -246,11 +249,12 @@ def kind(jaxpr):
     return found
 
 
-def _unsuited(jaxpr) -> bool:
-    """Whether a result is weakly typed (NumPy has no weak types) or too big for the host."""
+def _unsuited(jaxpr, limit=MAX_ELEMENTS) -> bool:
+    """Whether a result is weakly typed (NumPy has no weak types) or larger than ``limit`` elements."""
     for var in jaxpr.outvars:
         aval = getattr(var, "aval", None)
-        if aval is not None and (getattr(aval, "weak_type", False) or math.prod(aval.shape) > MAX_ELEMENTS):
+        if aval is not None and (getattr(aval, "weak_type", False)
+                                 or limit is not None and math.prod(aval.shape) > limit):
             return True
     return False
 
@@ -269,13 +273,14 @@ def set_compute(on: bool) -> None:
     _compute[0] = bool(on)
 
 
-def plan(fn, arrays):
+def plan(fn, arrays, limit=MAX_ELEMENTS):
     """``fn(*arrays)``'s jaxpr as a :class:`Plan` when NumPy can run it; None when it cannot for these
     arrays, :data:`NEVER` when it uses a primitive the host never runs (for no arrays at all).
 
     :data:`PASSTHROUGH` when an output is an input unchanged (``x.astype(x.dtype)``: JAX hands back
     the array itself, which is cheaper than any copy), :data:`UNSUITED` when a result is weakly typed
-    or larger than :data:`MAX_ELEMENTS`. A signature of an exact plan that is called over and over is
+    or larger than ``limit`` elements (None: any size; for a caller that runs the plan once, such as an
+    optimizer's zero state). A signature of an exact plan that is called over and over is
     better compiled once: the caller stops running it once its ``calls`` pass :data:`HOT`. A plan that
     computes (``exact`` False) is kept for good, so a signature always gives the same bits.
     """
@@ -283,7 +288,7 @@ def plan(fn, arrays):
     found = kind(closed.jaxpr)
     if found is None or found == NEVER:
         return found
-    if _unsuited(closed.jaxpr):
+    if _unsuited(closed.jaxpr, limit):
         return UNSUITED
     if any(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):
         return PASSTHROUGH

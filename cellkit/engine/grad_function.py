@@ -18,6 +18,7 @@ from .. import context
 from ..cell import Cell
 from ..parameter import Parameter, local
 from ..rewrite import rewrite_function
+from ..tensor import host_to_device
 from .backward import run_backward
 from .capture import Transformed
 from .frame import _apply_writes, _Rediscover, _run_in_frame, _to_values
@@ -74,7 +75,9 @@ def _sens_like(main, sens):
 def _ones_like(x):
     x = jnp.asarray(x)
     if jnp.issubdtype(x.dtype, jnp.inexact):
-        return jnp.ones_like(x)
+        if isinstance(x, jax.core.Tracer) or x.weak_type:
+            return jnp.ones_like(x)
+        return host_to_device(np.ones(x.shape, x.dtype))   # (no compiled fill per shape)
     return np.zeros(x.shape, jax.dtypes.float0)
 
 

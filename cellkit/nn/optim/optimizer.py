@@ -69,9 +69,10 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from ... import ops
+from ... import host_ops, ops
 from ...cell import Cell
 from ...parameter import Parameter, ParameterTuple
+from ...tensor import host_to_device
 from ...tiered_jit import tiered_jit
 from ._checks import is_number, value_of
 from .lr_source import LearningRates
@@ -83,7 +84,7 @@ __all__ = ["Optimizer", "add_momentum", "opt_init_args_register"]
 
 def add_momentum(opt, momentum) -> None:
     """MindSpore's ``momentum`` Parameter (float32, constant) of Momentum and SGD."""
-    opt.add_state("momentum", jnp.asarray(momentum, jnp.float32))
+    opt.add_state("momentum", host_to_device(np.asarray(momentum, np.float32)))   # (no compiled convert)
 
 
 class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
@@ -470,9 +471,18 @@ def _optax_step(tx, treedef, grads, params, leaves):
 
 
 def _init_state(tx, values):
-    """``tx.init(values)``; eagerly as one compiled executable (not one per state leaf and shape)."""
+    """``tx.init(values)``; eagerly with NumPy where host_ops can run it (zeros, copies and converted
+    hyperparameters: the usual state), else as one compiled executable (not one per leaf and shape)."""
     if any(isinstance(v, jax.core.Tracer) for v in values):
         return tx.init(values)
+    if host_ops.ready() and host_ops.local(values):
+        try:
+            container = type(values)
+            plan = host_ops.plan(lambda *vs: tx.init(container(vs)), list(values), limit=None)
+            if isinstance(plan, host_ops.Plan):
+                return host_ops.run(plan, list(values))
+        except Exception:   # noqa: BLE001 - not traceable as a function of the values: compiled below
+            pass
     try:
         return tiered_jit(tx.init)(values)
     except Exception:   # noqa: BLE001 - a state jit cannot build (host values, Python objects): as before
