@@ -35,6 +35,10 @@ What stays exactly as it was:
   reductions, small matrix products: :mod:`cellkit.host_compute`) runs with
   NumPy too, the way XLA's CPU code computes it, and stays there for that
   signature, so a signature always gives the same bits.
+* Inside an eager grad (concrete primal values), any other op's forward
+  values come from the host or from one top-level executable compiled with
+  the eager options (:mod:`cellkit.eager_grad`); the part linear in the
+  tangents is JAX's own.
 
 ``CELLKIT_EAGER_JIT=0`` (read at import) or ``set_enabled(False)`` turns the
 mechanism off. Registries apply it where ops are registered
@@ -349,15 +353,17 @@ def _diff_primals(dynamic):
 
 
 def _first_level(args, limit) -> bool:
-    """No tracer among the positional arrays but an eager grad's, and no concrete array larger than
-    ``limit`` elements (a cheap first look, before flattening)."""
+    """No tracer among the positional arrays but an eager grad's, and, outside a grad, no concrete
+    array larger than ``limit`` elements (a cheap first look, before flattening)."""
+    big = diff = False
     for a in args:
         if type(a) is _ArrayImpl:
-            if a.size > limit:
+            big = big or a.size > limit
+        elif isinstance(a, _Tracer):
+            if type(a) not in _DIFF_TRACERS:
                 return False
-        elif isinstance(a, _Tracer) and type(a) not in _DIFF_TRACERS:
-            return False
-    return True
+            diff = True
+    return diff or not big
 
 
 def _body(fn, treedef, static):
