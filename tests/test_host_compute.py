@@ -257,3 +257,45 @@ def test_forward_mode_and_second_order_through_host_linearized_ops():
     jf = jax.jacfwd(f)(a)
     want = jax.jacfwd(lambda b: jax.nn.softmax(jnp.tanh(b) * 3.0, axis=-1) * jnp.exp(b / 4.0))(a)
     np.testing.assert_allclose(np.asarray(jf), np.asarray(want), rtol=1e-5, atol=1e-6)
+
+
+_X = np.random.default_rng(12).normal(size=(3, 5)).astype(np.float32) * 3
+_X[0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+_Y = np.random.default_rng(13).normal(size=(3, 5)).astype(np.float32)
+_I = np.random.default_rng(14).integers(-7, 7, size=(3, 5)).astype(np.int32)
+SEMANTICS = [   # (name, function of two arrays, the arrays): NaN, infinities, -0 and integers included
+    ("mod", lambda a, c: a % c, (_X, _Y)), ("floor divide", lambda a, c: a // c, (_X, _Y)),
+    ("power", lambda a, c: jnp.abs(a) ** c, (_X, _Y)), ("round and rint", lambda a, c: (jnp.round(a), jnp.rint(c)), (_X, _Y)),
+    ("sign and clip", lambda a, c: (jnp.sign(a), jnp.clip(a, -1, 1)), (_X, _Y)),
+    ("max, argmax, argmin, nanmax", lambda a, c: (a.max(1), a.argmax(1), a.argmin(0), jnp.nanmax(a, 1)), (_X, _Y)),
+    ("float to int, uint8, bool", lambda a, c: (a.astype(jnp.int32), a.astype(jnp.uint8), a.astype(bool)), (_X, _Y)),
+    ("mean, var, logsumexp", lambda a, c: (a.mean(0), c.var(1), jax.nn.logsumexp(c, 1)), (_X, _Y)),
+    ("fmax and hypot", lambda a, c: (jnp.fmax(a, c), jnp.hypot(a, c)), (_X, _Y)),
+    ("activations", lambda a, c: (jax.nn.softplus(a), jax.nn.relu6(a), jax.nn.silu(c), jax.nn.sigmoid(a)), (_X, _Y)),
+    ("predicates", lambda a, c: (jnp.isnan(a), jnp.isinf(a), jnp.isfinite(a)), (_X, _Y)),
+    ("products", lambda a, c: (c @ c.T, jnp.einsum("ij,ij->i", c, c), c.prod(1), jnp.outer(c[0], c[1])), (_X, _Y)),
+    ("logic", lambda a, c: ((c > 0).all(1), (c > 0).any(0)), (_X, _Y)),
+    ("norm and trunc", lambda a, c: (jnp.linalg.norm(c, axis=1), jnp.trunc(a)), (_X, _Y)),
+    ("logs", lambda a, c: (jnp.log2(jnp.abs(c)), jnp.log10(jnp.abs(c)), jnp.cbrt(c), jnp.exp2(c)), (_X, _Y)),
+    ("nextafter and heaviside", lambda a, c: (jnp.nextafter(a, c), jnp.heaviside(c, 0.5)), (_X, _Y)),
+    ("pad, roll, tril", lambda a, c: (jnp.pad(c, ((1, 2), (0, 1)), constant_values=3.0), jnp.roll(c, 2, 1), jnp.tril(c)),
+     (_X, _Y)),
+    ("integers", lambda p, q: (p * q, p ** 2, p.mean(), p.sum(0), jnp.abs(p), jnp.sign(p), p @ q.T), (_I, _I[::-1])),
+    ("integers to float", lambda p, q: p.astype(jnp.float32) / 3, (_I, _I)),
+]
+
+
+@pytest.mark.parametrize("name,fn,arrays", SEMANTICS, ids=[c[0] for c in SEMANTICS])
+def test_what_runs_on_the_host_means_what_xla_computes(name, fn, arrays):
+    arrays = [jnp.asarray(a) for a in arrays]
+    p = host_ops.plan(fn, arrays)
+    assert isinstance(p, host_ops.Plan), p
+    got, want = host_ops.run(p, arrays), jax.jit(fn)(*arrays)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if np.issubdtype(w.dtype, np.floating):
+            np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(g, w)
