@@ -374,10 +374,11 @@ def _eval(p: Plan, args):
 
 def _put(values, avals):
     """Fresh device arrays of ``values`` (never a view of an input's buffer, which a later step may donate)."""
-    out = []
+    out, seen = [], set()
     for value, aval in zip(values, avals):
-        if not (value.flags.owndata and value.flags.writeable and value.flags.c_contiguous):
-            value = np.array(value, order="C", copy=True)
+        if id(value) in seen or not (value.flags.owndata and value.flags.writeable and value.flags.c_contiguous):
+            value = np.array(value, order="C", copy=True)   # (an output twice: two buffers, never one)
+        seen.add(id(value))
         device = _default_device()
         out.append(_batched_put(aval, _Single(device), [value], [device], False) if device is not None
                    else jax.device_put(value))

@@ -221,3 +221,13 @@ def test_a_result_too_big_or_weakly_typed_is_left_to_jax_for_that_signature_only
     assert eager_jit.stats()["host"] == before + 1
     np.testing.assert_array_equal(big[-1], x)
     np.testing.assert_array_equal(small, np.broadcast_to(np.arange(4.0), (3, 4)))
+
+
+def test_an_output_given_twice_gets_two_buffers():
+    # (one buffer behind two arrays would let a donation of one corrupt the other)
+    x = jnp.ones((2, 3))
+    p = host_ops.plan(lambda a: (lambda y: (y, y))(a * 3), [x])
+    assert p.jaxpr.jaxpr.outvars[0] is p.jaxpr.jaxpr.outvars[1]
+    a, b = host_ops.run(p, [x])
+    assert a.unsafe_buffer_pointer() != b.unsafe_buffer_pointer()
+    np.testing.assert_array_equal(a, b)
