@@ -44,14 +44,17 @@ MAX_SLOW_ELEMENTS = 4096
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+_TINY = {np.dtype(np.float32): np.finfo(np.float32).tiny, np.dtype(np.float64): np.finfo(np.float64).tiny}
+
+
 def flush(x):
     """``x`` with subnormal floats replaced by a zero of the same sign (XLA's CPU code flushes them)."""
-    if x.dtype not in _FLOATS:
+    tiny = _TINY.get(x.dtype)
+    if tiny is None:
         return x
-    tiny = np.finfo(x.dtype).tiny
     magnitude = np.abs(x)
     subnormal = (magnitude < tiny) & (magnitude > 0)
-    return np.where(subnormal, x * 0, x) if subnormal.any() else x
+    return np.where(subnormal, np.copysign(x.dtype.type(0), x), x) if subnormal.any() else x
 
 
 def _integer_pow(x, y, **_):

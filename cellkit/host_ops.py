@@ -177,11 +177,11 @@ class Plan:
     and how many times it ran (the caller compiles an exact plan instead once that passes :data:`HOT`)."""
 
     __slots__ = ("jaxpr", "out_tree", "fn", "calls", "jvp", "exact", "steps", "registers", "inputs", "outputs",
-                 "avals")
+                 "flushes", "avals")
 
     def __init__(self, jaxpr, out_tree, fn, exact=True):   # (jaxpr: a ClosedJaxpr)
         self.jaxpr, self.out_tree, self.fn, self.calls, self.jvp, self.exact = jaxpr, out_tree, fn, 0, None, exact
-        self.steps, self.registers, self.inputs, self.outputs = _program(jaxpr, exact)
+        self.steps, self.registers, self.inputs, self.outputs, self.flushes = _program(jaxpr, exact)
         self.avals = [jax.core.ShapedArray(v.aval.shape, v.aval.dtype) for v in jaxpr.jaxpr.outvars]
 
 
@@ -299,7 +299,9 @@ def _program(closed, exact):
     """The jaxpr flattened (nested calls inlined) into steps ``(fn, inputs, outputs, avals, arithmetic,
     multiple results)`` over a list of registers, which holds the constants and literals from the start.
     In a plan that computes, an arithmetic step's float inputs are first flushed of subnormal numbers
-    (a step of its own, once per register) and its results are flushed, as XLA's CPU code does."""
+    (a step of its own, once per register that may hold them: the op's inputs and constants) and the
+    op's results an arithmetic step wrote are flushed, as XLA's CPU code does. (Within the op,
+    subnormal intermediates are kept: flushing every step's results cost a fifth of a host call.)"""
     registers, steps = [], []
 
     def new(value=None):
@@ -307,6 +309,7 @@ def _program(closed, exact):
         return len(registers) - 1
 
     clean, flushed = set(), {}    # registers without subnormals; register -> its flushed copy
+    computed = set()              # registers an arithmetic step wrote (flushed when they are outputs)
 
     def constant(value, dtype=None):
         slot = new(np.array(value if exact else host_compute.flush(np.asarray(value, dtype)), dtype=dtype))
@@ -346,6 +349,8 @@ def _program(closed, exact):
                 if arithmetic:
                     ins = [without_subnormals(i, v.aval) for i, v in zip(ins, eqn.invars)]
                 outs = [new() for _ in eqn.outvars]
+                if arithmetic:
+                    computed.update(outs)
                 if arithmetic or all(i in clean for i in ins):
                     clean.update(outs)
                 steps.append((fn, ins, outs, [(tuple(v.aval.shape), np.dtype(v.aval.dtype)) for v in eqn.outvars],
@@ -355,21 +360,21 @@ def _program(closed, exact):
 
     inputs = [new() for _ in closed.jaxpr.invars]
     outputs = walk(closed.jaxpr, closed.consts, inputs)
-    return steps, registers, inputs, outputs
+    return steps, registers, inputs, outputs, [i in computed for i in outputs]
 
 
 def _eval(p: Plan, args):
     regs = list(p.registers)
     for slot, value in zip(p.inputs, args):
         regs[slot] = value
-    for fn, ins, outs, avals, arithmetic, multiple in p.steps:
+    for fn, ins, outs, avals, _, multiple in p.steps:
         results = fn(*[regs[i] for i in ins])
         for slot, value, (shape, dtype) in zip(outs, results if multiple else (results,), avals):
             value = np.asarray(value)
             if value.shape != shape or value.dtype != dtype:
                 raise _NotHost
-            regs[slot] = host_compute.flush(value) if arithmetic else value
-    return [regs[i] for i in p.outputs]
+            regs[slot] = value
+    return [host_compute.flush(regs[i]) if computed else regs[i] for i, computed in zip(p.outputs, p.flushes)]
 
 
 def _put(values, avals):
