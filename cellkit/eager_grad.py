@@ -24,6 +24,8 @@ Array([1., 1., 1.], dtype=float32)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import jax
@@ -74,7 +76,9 @@ def _linearize(fn, primals, host):
 
     op = jax.custom_jvp(fn)
     op.defjvp(rule, symbolic_zeros=True)
-    _split(fn, shapes, inexact, on_host)   # (fails now, not inside a grad, when the JVP cannot be split)
+    # Every floating input differentiated (the usual call): split now, so that a JVP that cannot be
+    # split fails here, outside the grad, and the op is left to JAX.
+    splits[inexact] = _split(fn, shapes, inexact, on_host)
     return op
 
 
@@ -116,8 +120,10 @@ def _split(fn, shapes, moving, on_host):
 
 def _runner(closed, fn, host, weak_ok=None):
     """A function of a list of arrays running ``closed``: a host plan when ``host`` and NumPy can run it
-    (results that are not weakly typed: the first ``weak_ok`` outputs checked), else one executable."""
-    if host:
+    (at most ``host_ops.MAX_ELEMENTS`` result elements, none weakly typed among the first ``weak_ok``),
+    else one executable."""
+    big = sum(math.prod(a.shape) for a in closed.out_avals) > host_ops.MAX_ELEMENTS
+    if host and not big:
         kind = host_ops.kind(closed.jaxpr)
         outs = closed.jaxpr.outvars if weak_ok is None else closed.jaxpr.outvars[:weak_ok]
         if kind in (host_ops.EXACT, host_ops.COMPUTE) and not any(
