@@ -24,8 +24,6 @@ Array([1., 1., 1.], dtype=float32)
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 import jax
@@ -120,10 +118,8 @@ def _split(fn, shapes, moving, on_host):
 
 def _runner(closed, fn, host, weak_ok=None):
     """A function of a list of arrays running ``closed``: a host plan when ``host`` and NumPy can run it
-    (at most ``host_ops.MAX_ELEMENTS`` result elements, none weakly typed among the first ``weak_ok``),
-    else one executable."""
-    big = sum(math.prod(a.shape) for a in closed.out_avals) > host_ops.MAX_ELEMENTS
-    if host and not big:
+    (no result weakly typed among the first ``weak_ok``), else one executable."""
+    if host:
         kind = host_ops.kind(closed.jaxpr)
         outs = closed.jaxpr.outvars if weak_ok is None else closed.jaxpr.outvars[:weak_ok]
         if kind in (host_ops.EXACT, host_ops.COMPUTE) and not any(
