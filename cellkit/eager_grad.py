@@ -122,8 +122,7 @@ def _runner(closed, fn, host, weak_ok=None):
     if host:
         kind = host_ops.kind(closed.jaxpr)
         outs = closed.jaxpr.outvars if weak_ok is None else closed.jaxpr.outvars[:weak_ok]
-        if kind in (host_ops.EXACT, host_ops.COMPUTE) and not any(
-                getattr(getattr(v, "aval", None), "weak_type", False) for v in outs):
+        if kind in (host_ops.EXACT, host_ops.COMPUTE) and not host_ops.unsuited(outs, limit=None):
             plan = host_ops.Plan(closed, jax.tree_util.tree_structure([0] * len(closed.out_avals)), fn,
                                  kind == host_ops.EXACT)
             return lambda arrays: host_ops.run(plan, arrays)

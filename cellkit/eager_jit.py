@@ -230,7 +230,7 @@ def _wrap(fn, compile):
             if len(plans) >= MAX_ENTRIES:
                 plans.clear()     # (bounded: a plan dropped is made again, the same)
             by_signature = plans[key] = {}
-        signature = tuple((d.shape, d.dtype, d.weak_type) for d in arrays)
+        signature = _signature(arrays)
         plan = by_signature.get(signature, _MISS)
         if plan is _MISS:
             if len(by_signature) >= MAX_ENTRIES:
@@ -252,13 +252,13 @@ def _wrap(fn, compile):
         try:
             return host_ops.run(plan, dynamic)
         except Exception:   # noqa: BLE001 - NumPy would differ (a dtype it would change): compile
-            plans[key][tuple((d.shape, d.dtype, d.weak_type) for d in dynamic)] = None
+            plans[key][_signature(dynamic)] = None
             return _MISS
 
     def grad_call(key, dynamic, primals):
         """Under an eager grad whose primal values (``primals``) are concrete: the op with its forward
         values made on the host or by one top-level executable (cellkit.eager_grad), or _MISS."""
-        signature = (key, tuple((d.shape, d.dtype, d.weak_type) for d in primals))
+        signature = (key, _signature(primals))
         op = grads.get(signature, _MISS)
         if op is _MISS:
             plan = host_plan(key, primals) if host_ops.small(primals) else None
@@ -338,6 +338,11 @@ def _wrap(fn, compile):
     call._cellkit_eager_wrapped = True
     call.__wrapped__ = fn
     return call
+
+
+def _signature(arrays):
+    """What a plan or a linearized op is kept for: the arrays' shapes, dtypes and weak types."""
+    return tuple((d.shape, d.dtype, d.weak_type) for d in arrays)
 
 
 def _diff_primals(dynamic):

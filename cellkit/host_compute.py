@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-__all__ = ["PRIMITIVES", "ALLOWED", "BITWISE", "MAX_MACS", "MAX_SLOW_ELEMENTS", "flush"]
+__all__ = ["PRIMITIVES", "ALLOWED", "BITWISE", "MAX_MACS", "MAX_SLOW_ELEMENTS", "flush", "window"]
 
 # A matrix product of at most this many multiply-adds (128x128 by 128x128 is 2**21) runs on the host.
 MAX_MACS = 1 << 21
@@ -150,13 +150,18 @@ def _select_n(which, *cases, **_):
     return np.choose(which.astype(np.intp), cases)
 
 
-def _dynamic_update_slice(x, update, *starts, **_):
-    out = np.array(x, copy=True)
+def window(starts, sizes, shape):
+    """The index of a dynamic slice or update: XLA clamps each start so the window stays inside."""
     index = []
-    for start, size, dim in zip(starts, update.shape, x.shape):
+    for start, size, dim in zip(starts, sizes, shape):
         begin = min(max(int(start), 0), dim - size)
         index.append(slice(begin, begin + size))
-    out[tuple(index)] = update
+    return tuple(index)
+
+
+def _dynamic_update_slice(x, update, *starts, **_):
+    out = np.array(x, copy=True)
+    out[window(starts, update.shape, x.shape)] = update
     return out
 
 

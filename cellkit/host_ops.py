@@ -41,7 +41,7 @@ import numpy as np
 
 from . import host_compute
 
-__all__ = ["plan", "run", "differentiable", "kind", "usable", "small", "local", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
+__all__ = ["plan", "run", "differentiable", "kind", "unsuited", "usable", "small", "local", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
            "UNSUITED", "NEVER", "EXACT", "COMPUTE", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
@@ -100,12 +100,7 @@ def _slice(x, start_indices, limit_indices, strides=None, **_):
 
 
 def _dynamic_slice(x, *starts, slice_sizes, **_):
-    # XLA clamps each start so that the slice stays inside the operand.
-    index = []
-    for start, size, dim in zip(starts, slice_sizes, np.shape(x)):
-        begin = min(max(int(start), 0), dim - size)
-        index.append(slice(begin, begin + size))
-    return x[tuple(index)]
+    return x[host_compute.window(starts, slice_sizes, np.shape(x))]
 
 
 def _split(x, sizes, axis, **_):
@@ -217,8 +212,15 @@ def local(arrays) -> bool:
 
 
 def _inner(eqn):
+    """A nested call's (jaxpr, constants), or None."""
     inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
-    return None if inner is None else getattr(inner, "jaxpr", inner)
+    return None if inner is None else (getattr(inner, "jaxpr", inner), getattr(inner, "consts", ()))
+
+
+def _exact(eqn) -> bool:
+    """Whether the equation is in the data-movement table, for its dtypes and parameters."""
+    name = eqn.primitive.name
+    return name in PRIMITIVES and (name not in _EXACT_IF or _EXACT_IF[name](eqn))
 
 
 def kind(jaxpr):
@@ -231,13 +233,13 @@ def kind(jaxpr):
         name = eqn.primitive.name
         if name in _NESTED:
             inner = _inner(eqn)
-            sub = None if inner is None else kind(inner)
+            sub = None if inner is None else kind(inner[0])
             if sub is None or sub == NEVER:
                 return sub
             found = found if sub == EXACT else COMPUTE
         elif name not in PRIMITIVES and name not in host_compute.PRIMITIVES:
             return NEVER
-        elif name in PRIMITIVES and (name not in _EXACT_IF or _EXACT_IF[name](eqn)):
+        elif _exact(eqn):
             continue
         elif (_compute[0] and name in host_compute.PRIMITIVES and host_compute.ALLOWED[name](eqn)
               and eqn.params.get("accuracy") is None      # (a requested accuracy: XLA's own algorithm)
@@ -249,9 +251,10 @@ def kind(jaxpr):
     return found
 
 
-def _unsuited(jaxpr, limit=MAX_ELEMENTS) -> bool:
-    """Whether a result is weakly typed (NumPy has no weak types) or larger than ``limit`` elements."""
-    for var in jaxpr.outvars:
+def unsuited(outvars, limit=MAX_ELEMENTS) -> bool:
+    """Whether one of these jaxpr results is weakly typed (NumPy has no weak types) or larger than
+    ``limit`` elements (None: any size)."""
+    for var in outvars:
         aval = getattr(var, "aval", None)
         if aval is not None and (getattr(aval, "weak_type", False)
                                  or limit is not None and math.prod(aval.shape) > limit):
@@ -288,7 +291,7 @@ def plan(fn, arrays, limit=MAX_ELEMENTS):
     found = kind(closed.jaxpr)
     if found is None or found == NEVER:
         return found
-    if _unsuited(closed.jaxpr, limit):
+    if unsuited(closed.jaxpr.outvars, limit):
         return UNSUITED
     if any(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):
         return PASSTHROUGH
@@ -337,10 +340,9 @@ def _program(closed, exact):
         for eqn in jaxpr.eqns:
             ins, name = [read(v) for v in eqn.invars], eqn.primitive.name
             if name in _NESTED:
-                inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
-                outs = walk(getattr(inner, "jaxpr", inner), getattr(inner, "consts", ()), ins)
+                outs = walk(*_inner(eqn), ins)
             else:
-                computes = not (name in PRIMITIVES and (name not in _EXACT_IF or _EXACT_IF[name](eqn)))
+                computes = not _exact(eqn)
                 arithmetic = computes and name not in host_compute.BITWISE
                 table = host_compute.PRIMITIVES if computes else PRIMITIVES
                 fn = table[name]
