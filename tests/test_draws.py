@@ -34,3 +34,12 @@ def test_one_executable_per_distribution():
 def test_unsupported_keys_and_dtypes_say_so():
     assert draws.standard("normal", jax.random.key(0), (3,), np.dtype(np.float16)) is None
     assert draws.standard("normal", jax.random.key(0, impl="rbg"), (3,), DTYPE) is None
+
+
+def test_uniform_draws_compile_nothing():
+    from compile_count import compiles
+    key = jax.random.key(2)
+    with compiles() as made:
+        for shape in ((7, 3), (draws.CHUNK + 5,)):
+            draws.standard("uniform", key, shape, DTYPE)
+    assert made["n"] == 0
