@@ -107,13 +107,15 @@ def run(programs, caches, ms_python, smoke, baseline=None) -> dict:
     base["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([base["PYTHONPATH"]] if base.get("PYTHONPATH") else []))
     base.pop("JAX_COMPILATION_CACHE_DIR", None)
     with tempfile.TemporaryDirectory() as tmp:
-        # Byte-compiled modules, as an installed package has them (pip compiles at install, and
-        # MindSpore's are there): kept under the temporary folder, made by one import before timing.
+        # Byte-compiled modules, as an installed package has them (pip compiles at install; MindSpore's
+        # and every other installed package's are there): cellkit's are compiled into its checkout's
+        # __pycache__ folders before timing. (Not PYTHONPYCACHEPREFIX: under it Python ignores the
+        # installed packages' own byte code, and a first run would compile grain's or jax's sources.)
         base.pop("PYTHONDONTWRITEBYTECODE", None)
-        base["PYTHONPYCACHEPREFIX"] = str(pathlib.Path(tmp) / "pycache")
+        base.pop("PYTHONPYCACHEPREFIX", None)
         for checkout in [ROOT] + ([pathlib.Path(baseline)] if baseline else []):
-            subprocess.run([sys.executable, "-c", "import cellkit"], cwd=checkout, check=True,
-                           env=dict(base, PYTHONPATH=str(checkout)), capture_output=True)
+            subprocess.run([sys.executable, "-m", "compileall", "-q", "cellkit", "benchmarks"], cwd=checkout,
+                           check=True, env=dict(base, PYTHONPATH=str(checkout)), capture_output=True)
         for name in programs or list(PROGRAMS):
             row = results["programs"][name] = {}
             cache_dir = pathlib.Path(tmp) / f"cache-{name}"
@@ -131,7 +133,7 @@ def run(programs, caches, ms_python, smoke, baseline=None) -> dict:
                 _print_run(name, f"cellkit_{state}", row[f"cellkit_{state}"])
             if ms_python:
                 env = {k: v for k, v in os.environ.items()
-                       if not k.startswith(("JAX_", "XLA_")) and k != "PYTHONDONTWRITEBYTECODE"}
+                       if not k.startswith(("JAX_", "XLA_")) and k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
                 row["mindspore"] = run_one(ms_python, name, "mindspore", smoke, env, tmp)
                 _print_run(name, "mindspore", row["mindspore"])
     results["totals"] = totals(results["programs"])

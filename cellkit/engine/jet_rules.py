@@ -37,17 +37,17 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import jet as _jet
 
-try:
-    from jax.extend.core import set_current_trace as _set_current_trace
-except ImportError:  # pragma: no cover
+try:   # (jax.extend.core's own names; importing jax.extend loads Pallas, ~13 ms of every import)
     from jax._src.core import set_current_trace as _set_current_trace
+except ImportError:  # pragma: no cover
+    from jax.extend.core import set_current_trace as _set_current_trace
 
 __all__ = ["generic_rule", "run"]
 
 try:
-    from jax.extend.core import Primitive as _Primitive
+    from jax._src.core import Primitive as _Primitive
 except ImportError:  # pragma: no cover
-    from jax.core import Primitive as _Primitive
+    from jax.extend.core import Primitive as _Primitive
 
 
 def _inexact(dtype) -> bool:
