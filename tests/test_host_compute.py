@@ -282,6 +282,8 @@ SEMANTICS = [   # (name, function of two arrays, the arrays): NaN, infinities, -
      (_X, _Y)),
     ("integers", lambda p, q: (p * q, p ** 2, p.mean(), p.sum(0), jnp.abs(p), jnp.sign(p), p @ q.T), (_I, _I[::-1])),
     ("integers to float", lambda p, q: p.astype(jnp.float32) / 3, (_I, _I)),
+    ("float to an integer power (a bias correction)", lambda a, p: (jnp.float32(0.9) ** jnp.abs(p),
+                                                                   jnp.abs(a[1:]) ** p[1:]), (_X, _I)),
 ]
 
 

@@ -75,6 +75,7 @@ from ...parameter import Parameter, ParameterTuple
 from ...tensor import host_to_device
 from ...tiered_jit import tiered_jit
 from ._checks import is_number, value_of
+from .host_steps import HostFirst
 from .lr_source import LearningRates
 from .ms_members import MindSporeMembers, opt_init_args_register
 from .param_groups import ParameterGroups, centralize
@@ -304,7 +305,7 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
         if treedef.num_leaves != self._state_treedef.num_leaves:
             raise RuntimeError(f"{self.cls_name}: rebuilding the optax transformation changed its state")
         self.tx, self._state_treedef = tx, treedef
-        self._update_fn = tiered_jit(functools.partial(_optax_step, tx, treedef))
+        self._update_fn = HostFirst(tiered_jit(functools.partial(_optax_step, tx, treedef)))
 
     def init_optax(self) -> None:
         """Build ``self.tx`` and store its initial state as Parameters (call at the end of ``__init__``).
@@ -336,8 +337,9 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
         self.tx = tx
         self._state_treedef = treedef
         # The update itself is a pure function of values, compiled once (eager calls then cost
-        # one dispatch; inside cellkit.jit it is inlined into the caller's computation).
-        self._update_fn = tiered_jit(functools.partial(_optax_step, tx, treedef))
+        # one dispatch, after the first few, which a small model's run on the host: host_steps;
+        # inside cellkit.jit it is inlined into the caller's computation).
+        self._update_fn = HostFirst(tiered_jit(functools.partial(_optax_step, tx, treedef)))
         self._state_spec = tuple(specs)
 
     def _classify(self, path, leaf, labels, slots, extras):
