@@ -221,8 +221,9 @@ def _wrap(fn, compile):
 
     grads = {}            # (key, input signature) -> the op as eager_grad.linearize made it, or None
 
-    def host_plan(key, arrays):
-        """host_ops.plan's answer for these arrays (made once per signature), or None."""
+    def host_plan(key, arrays, answer=False):
+        """host_ops.plan's Plan for these arrays (made once per signature), or None (``answer``: whatever
+        host_ops.plan answered, PASSTHROUGH included)."""
         by_signature = plans.get(key)
         if by_signature is False or state["host_off"]:
             return None
@@ -242,7 +243,7 @@ def _wrap(fn, compile):
                     state["host_off"] = True
             if isinstance(plan, host_ops.Plan):
                 _stats["host"] += 1
-        return plan if isinstance(plan, host_ops.Plan) else None
+        return plan if answer or isinstance(plan, host_ops.Plan) else None
 
     def host_call(key, dynamic):
         """The op's result computed with NumPy (host_ops), or _MISS."""
@@ -261,14 +262,16 @@ def _wrap(fn, compile):
         signature = (key, _signature(primals))
         op = grads.get(signature, _MISS)
         if op is _MISS:
-            plan = host_plan(key, primals) if host_ops.small(primals) else None
-            if plan is not None and plan.exact and all(np.issubdtype(d.dtype, np.inexact) for d in primals):
+            plan = host_plan(key, primals, answer=True) if host_ops.small(primals) else None
+            if isinstance(plan, host_ops.Plan) and plan.exact and all(
+                    np.issubdtype(d.dtype, np.inexact) for d in primals):
                 op = host_ops.differentiable(plan)   # (a data-movement op of floating arrays: linear)
             else:
                 if len(grads) >= MAX_ENTRIES:
                     grads.clear()
+                on_host = isinstance(plan, host_ops.Plan) or plan is host_ops.PASSTHROUGH
                 with _Guarded():
-                    op = eager_grad.linearize(_body(fn, *key), primals, host=plan is not None)
+                    op = eager_grad.linearize(_body(fn, *key), primals, host=on_host)
             grads[signature] = op
         if op is None:
             return _MISS

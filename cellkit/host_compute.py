@@ -31,14 +31,19 @@ array([ 3.375, -8.   ], dtype=float32)
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 
 import numpy as np
 
-__all__ = ["PRIMITIVES", "ALLOWED", "BITWISE", "MAX_MACS", "MAX_SLOW_ELEMENTS", "flush", "window"]
+__all__ = ["PRIMITIVES", "ALLOWED", "BITWISE", "MAX_MACS", "MAX_CONV_MACS", "MAX_SLOW_ELEMENTS", "flush", "window"]
 
 # A matrix product of at most this many multiply-adds (128x128 by 128x128 is 2**21) runs on the host.
 MAX_MACS = 1 << 21
+# A convolution of at most this many multiply-adds runs on the host (windows gathered, then a matrix
+# product per feature group: a ResNet's 3x3 convolution of 64 channels on a 32x32 image is 2**25).
+MAX_CONV_MACS = 1 << 25
 # erf and erf_inv have no NumPy ufunc: they run element by element, on at most this many elements.
 MAX_SLOW_ELEMENTS = 4096
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -83,6 +88,66 @@ def _dot_general(lhs, rhs, dimension_numbers, preferred_element_type=None, **_):
     a = np.transpose(lhs, list(lb) + lf + list(lc)).reshape(batch + [m, k])
     b = np.transpose(rhs, list(rb) + list(rc) + rf).reshape(batch + [k, n])
     return np.matmul(a, b).reshape(batch + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
+
+
+def _dilate_and_pad(x, spatial, dilation, padding, fill):
+    """``x`` with ``dilation - 1`` fills between elements along the ``spatial`` axes, then padded
+    (negative widths crop), as XLA's convolution and window reductions read it."""
+    if any(d != 1 for d in dilation):
+        shape = list(x.shape)
+        for axis, d in zip(spatial, dilation):
+            shape[axis] = (x.shape[axis] - 1) * d + 1 if x.shape[axis] else 0
+        out = np.full(shape, fill, x.dtype)
+        out[tuple(slice(None, None, dilation[spatial.index(a)]) if a in spatial else slice(None)
+                  for a in range(x.ndim))] = x
+        x = out
+    widths = [(0, 0)] * x.ndim
+    crops = [slice(None)] * x.ndim
+    for axis, (lo, hi) in zip(spatial, padding):
+        widths[axis] = (max(lo, 0), max(hi, 0))
+        crops[axis] = slice(max(-lo, 0), x.shape[axis] + max(lo, 0) + max(hi, 0) - max(-hi, 0))
+    if any(w != (0, 0) for w in widths):
+        x = np.pad(x, widths, constant_values=fill)
+    return x[tuple(crops)]
+
+
+def _windows(x, spatial, window, strides, dilation):
+    """The strided views of ``x`` (already padded) for each window offset, and the output sizes."""
+    out = [(x.shape[a] - (k - 1) * d - 1) // s + 1 for a, k, s, d in zip(spatial, window, strides, dilation)]
+    views = []
+    for offset in itertools.product(*[range(k) for k in window]):
+        index = [slice(None)] * x.ndim
+        for a, o, d, s, n in zip(spatial, offset, dilation, strides, out):
+            index[a] = slice(o * d, o * d + (n - 1) * s + 1, s)
+        views.append(x[tuple(index)])
+    return views, out
+
+
+def _conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+          feature_group_count, preferred_element_type=None, **_):
+    # Windows gathered (im2col) and one matrix product per feature group.
+    out_dtype = np.result_type(lhs, rhs) if preferred_element_type is None else np.dtype(preferred_element_type)
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    x = np.transpose(lhs, lhs_spec).astype(out_dtype, copy=False)     # (N, C, *spatial)
+    w = np.transpose(rhs, rhs_spec).astype(out_dtype, copy=False)     # (O, I, *window)
+    spatial = list(range(2, x.ndim))
+    x = _dilate_and_pad(x, spatial, lhs_dilation, padding, 0)
+    views, out = _windows(x, spatial, w.shape[2:], window_strides, rhs_dilation)
+    n, groups = x.shape[0], feature_group_count
+    per_in, per_out, k, p = w.shape[1], w.shape[0] // groups, len(views), math.prod(out)
+    cols = np.stack(views, axis=2).reshape(n, groups, per_in * k, p)          # (N, G, I*K, P)
+    kernel = w.reshape(groups, per_out, per_in * k)                            # (G, O/G, I*K)
+    y = np.matmul(kernel[None], cols).reshape([n, groups * per_out] + out)     # (N, O, *out)
+    return np.transpose(y, np.argsort(out_spec))
+
+
+def _reduce_window(ufunc, fill):
+    def fn(x, window_dimensions, window_strides, padding, base_dilation, window_dilation, **_):
+        axes = list(range(x.ndim))
+        x = _dilate_and_pad(x, axes, base_dilation, padding, fill(x.dtype))
+        views, _ = _windows(x, axes, window_dimensions, window_strides, window_dilation)
+        return functools.reduce(ufunc, views, x.dtype.type(fill(x.dtype)))   # (from the init, as XLA: -0 + 0 is 0)
+    return fn
 
 
 def _to_integer(x, dtype):
@@ -205,6 +270,9 @@ PRIMITIVES = {
     "reduce_prod": _reduce(np.multiply), "reduce_and": _reduce(np.logical_and), "reduce_or": _reduce(np.logical_or),
     "argmax": _arg(np.argmax), "argmin": _arg(np.argmin),
     "dot_general": _dot_general, "convert_element_type": _convert, "select_n": _select_n,
+    "conv_general_dilated": _conv, "reduce_window_sum": _reduce_window(np.add, lambda dtype: 0),
+    "reduce_window_max": _reduce_window(np.maximum, lambda dtype: -np.inf if dtype.kind == "f" else np.iinfo(dtype).min),
+    "reduce_window_min": _reduce_window(np.minimum, lambda dtype: np.inf if dtype.kind == "f" else np.iinfo(dtype).max),
     "stop_gradient": lambda x, **_: x, "dynamic_update_slice": _dynamic_update_slice, "pad": _pad,
 }
 
@@ -230,6 +298,14 @@ def _small_product(eqn) -> bool:
     return _floats_or_integers(eqn) and math.prod(out.shape) * math.prod(lhs.shape[d] for d in lc) <= MAX_MACS
 
 
+def _small_conv(eqn) -> bool:
+    out, rhs = eqn.outvars[0].aval, eqn.invars[1].aval
+    spec = eqn.params["dimension_numbers"].rhs_spec
+    per_output = math.prod(rhs.shape) // rhs.shape[spec[0]]   # (in features of a group) x window
+    return (_float_only(eqn) and eqn.params["batch_group_count"] == 1
+            and math.prod(out.shape) * per_output <= MAX_CONV_MACS)
+
+
 def _slow_ok(eqn) -> bool:
     return _float_only(eqn) and math.prod(eqn.outvars[0].aval.shape) <= MAX_SLOW_ELEMENTS
 
@@ -248,6 +324,8 @@ ALLOWED.update({
                         and np.dtype(eqn.invars[1].aval.dtype) in _FLOATS + (np.dtype(np.int32), np.dtype(np.int64))),
     "is_finite": lambda eqn: all(np.dtype(v.aval.dtype) in _FLOATS for v in eqn.invars),
     "dot_general": _small_product,
+    "conv_general_dilated": _small_conv,
+    "reduce_window_sum": _float_only, "reduce_window_max": _floats_or_integers, "reduce_window_min": _floats_or_integers,
     "erf": _slow_ok, "erfc": _slow_ok, "erf_inv": _slow_ok,
     "pad": lambda eqn: _floats_or_integers(eqn) and all(
         lo >= 0 and hi >= 0 and interior == 0 for lo, hi, interior in eqn.params["padding_config"]),

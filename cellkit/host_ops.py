@@ -172,12 +172,13 @@ class Plan:
     and how many times it ran (the caller compiles an exact plan instead once that passes :data:`HOT`)."""
 
     __slots__ = ("jaxpr", "out_tree", "fn", "calls", "jvp", "exact", "steps", "registers", "inputs", "outputs",
-                 "flushes", "avals")
+                 "flushes", "avals", "forwarded")
 
     def __init__(self, jaxpr, out_tree, fn, exact=True):   # (jaxpr: a ClosedJaxpr)
         self.jaxpr, self.out_tree, self.fn, self.calls, self.jvp, self.exact = jaxpr, out_tree, fn, 0, None, exact
         self.steps, self.registers, self.inputs, self.outputs, self.flushes = _program(jaxpr, exact)
         self.avals = [jax.core.ShapedArray(v.aval.shape, v.aval.dtype) for v in jaxpr.jaxpr.outvars]
+        self.forwarded = [self.inputs.index(slot) if slot in self.inputs else None for slot in self.outputs]
 
 
 def on_cpu() -> bool:
@@ -262,7 +263,7 @@ def unsuited(outvars, limit=MAX_ELEMENTS) -> bool:
     return False
 
 
-PASSTHROUGH = "passthrough"   # an output is an input unchanged: the call is left to JAX
+PASSTHROUGH = "passthrough"   # every output is an input unchanged: the call is left to JAX
 UNSUITED = "unsuited"         # moves data, but a result is weakly typed or too big: left to JAX
 EXACT, COMPUTE = "exact", "compute"
 NEVER = "never"               # a primitive the host never runs, whatever the shapes and dtypes
@@ -280,8 +281,9 @@ def plan(fn, arrays, limit=MAX_ELEMENTS):
     """``fn(*arrays)``'s jaxpr as a :class:`Plan` when NumPy can run it; None when it cannot for these
     arrays, :data:`NEVER` when it uses a primitive the host never runs (for no arrays at all).
 
-    :data:`PASSTHROUGH` when an output is an input unchanged (``x.astype(x.dtype)``: JAX hands back
-    the array itself, which is cheaper than any copy), :data:`UNSUITED` when a result is weakly typed
+    :data:`PASSTHROUGH` when every output is an input unchanged (``x.astype(x.dtype)``: JAX hands back
+    the array itself, which is cheaper than any copy; where only some are, as a normalisation's
+    moving statistics in eval mode, :func:`run` hands those back as JAX does), :data:`UNSUITED` when a result is weakly typed
     or larger than ``limit`` elements (None: any size; for a caller that runs the plan once, such as an
     optimizer's zero state). A signature of an exact plan that is called over and over is
     better compiled once: the caller stops running it once its ``calls`` pass :data:`HOT`. A plan that
@@ -293,7 +295,7 @@ def plan(fn, arrays, limit=MAX_ELEMENTS):
         return found
     if unsuited(closed.jaxpr.outvars, limit):
         return UNSUITED
-    if any(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):
+    if all(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):
         return PASSTHROUGH
     return Plan(closed, jax.tree_util.tree_structure(shapes), fn, found == EXACT)
 
@@ -406,8 +408,11 @@ def run(p: Plan, arrays):
     result would not be XLA's (then the caller compiles)."""
     p.calls += 1
     with np.errstate(all="ignore"):
-        outs = _eval(p, [np.asarray(a) for a in arrays])
-    return jax.tree_util.tree_unflatten(p.out_tree, _put(outs, p.avals))
+        values = _eval(p, [np.asarray(a) for a in arrays])
+    # An input handed back unchanged is the array itself, as from JAX's jit; the rest are put on the device.
+    kept = [arrays[i] if i is not None and type(arrays[i]) is _ArrayImpl else None for i in p.forwarded]
+    put = iter(_put([v for v, k in zip(values, kept) if k is None], [a for a, k in zip(p.avals, kept) if k is None]))
+    return jax.tree_util.tree_unflatten(p.out_tree, [next(put) if k is None else k for k in kept])
 
 
 def differentiable(p: Plan):

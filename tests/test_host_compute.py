@@ -7,6 +7,7 @@ XLA's. The reference is always ``jax.jit`` of the same function.
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 import numpy as np
 import pytest
 
@@ -301,3 +302,58 @@ def test_what_runs_on_the_host_means_what_xla_computes(name, fn, arrays):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
         else:
             np.testing.assert_array_equal(g, w)
+
+
+_R = np.random.default_rng(21)
+_IMG = _R.normal(size=(2, 6, 9, 8)).astype(np.float32)
+_W = _R.normal(size=(4, 6, 3, 3)).astype(np.float32)
+WINDOWED = [   # (name, function, arrays, exact): XLA's convolutions and window reductions on the host
+    ("conv same", lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME"), (_IMG, _W), False),
+    ("conv stride, negative padding", lambda x, w: lax.conv_general_dilated(x, w, (1, 2), ((-1, 2), (1, -1))),
+     (_IMG, _W), False),
+    ("conv dilations", lambda x, w: lax.conv_general_dilated(x, w, (1, 1), ((2, 2), (1, 1)), lhs_dilation=(2, 2),
+                                                             rhs_dilation=(2, 1)), (_IMG, _W), False),
+    ("conv groups", lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", feature_group_count=2),
+     (_IMG, _W[:, :3]), False),
+    ("depthwise conv", lambda x, w: lax.conv_general_dilated(x, w, (2, 2), "SAME", feature_group_count=6),
+     (_IMG, _R.normal(size=(6, 1, 3, 3)).astype(np.float32)), False),
+    ("conv NHWC", lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+     (_IMG.transpose(0, 2, 3, 1), _W.transpose(2, 3, 1, 0)), False),
+    ("transposed conv", lambda x, w: lax.conv_transpose(x, w, (2, 2), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")),
+     (_IMG, _R.normal(size=(5, 6, 2, 2)).astype(np.float32)), False),
+    ("conv 1d and 3d", lambda x, w: (lax.conv_general_dilated(x[:, :, 0], w[:, :, 0], (2,), ((2, 1),)),
+                                     lax.conv_general_dilated(x[:, :, None], w[:, :, None, :2], (1, 1, 1), "SAME")),
+     (_IMG, _W), False),
+    ("max pool", lambda x: (lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID"),
+                            lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2), "SAME"),
+                            lax.reduce_window(x, jnp.inf, lax.min, (1, 2, 2, 1), (1, 1, 1, 1), "VALID",
+                                              window_dilation=(1, 1, 2, 1))), (_IMG,), True),
+    ("sum pool", lambda x: lax.reduce_window(x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 2, 2),
+                                             ((0, 0), (0, 0), (1, 1), (1, 1))), (_IMG,), False),
+    ("integer max pool", lambda x: lax.reduce_window(x, np.int32(np.iinfo(np.int32).min), lax.max, (1, 1, 2, 2), (1, 1, 2, 2),
+                                                     "VALID"), ((_IMG * 10).astype(np.int32),), True),
+]
+
+
+@pytest.mark.parametrize("name,fn,arrays,exact", WINDOWED, ids=[c[0] for c in WINDOWED])
+def test_convolutions_and_window_reductions_on_the_host(name, fn, arrays, exact):
+    arrays = [jnp.asarray(a) for a in arrays]
+    p = host_ops.plan(fn, arrays)
+    assert isinstance(p, host_ops.Plan), p
+    got, want = host_ops.run(p, arrays), jax.jit(fn)(*arrays)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if exact:
+            np.testing.assert_array_equal(g, w)
+        else:   # (a matrix product of gathered windows: the sums are added in another order)
+            np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5 * float(np.abs(w).max()))
+
+
+def test_a_large_or_batch_grouped_convolution_is_left_to_xla():
+    big = jnp.zeros((1, 64, 64, 64), jnp.float32)   # 64 x 64 x 9 x 4096 multiply-adds: more than MAX_CONV_MACS
+    assert host_ops.plan(lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME"),
+                         [big[:, :, :32, :32], jnp.zeros((64, 64, 3, 3), jnp.float32)], limit=None) is None
+    x, w = jnp.asarray(_IMG), jnp.zeros((4, 6, 3, 3), jnp.float32)
+    assert host_ops.plan(lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", batch_group_count=2),
+                         [x, w]) is None

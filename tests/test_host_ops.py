@@ -163,6 +163,16 @@ def test_tensor_methods_move_data_on_the_host_and_hand_back_an_unchanged_input_i
     assert host_ops.plan(lambda a: a.astype(jnp.float32), [x]) is host_ops.PASSTHROUGH
 
 
+def test_an_input_handed_back_with_computed_outputs_is_the_array_itself():
+    # (an eval-mode normalisation gives back its moving statistics: it runs on the host all the same)
+    x, stat = jnp.asarray(np.arange(6, dtype=np.float32)), jnp.asarray(np.ones(3, np.float32))
+    p = host_ops.plan(lambda a, s: (a * 2 + 1, s, a), [x, stat])
+    assert isinstance(p, host_ops.Plan)
+    y, s, a = host_ops.run(p, [x, stat])
+    assert s is stat and a is x
+    np.testing.assert_array_equal(y, np.arange(6) * 2 + 1)
+
+
 def _attention_like(x, w):
     h = ops.matmul(x, w)                                   # (2, 5, 12)
     q, k, v = ops.split(h.reshape(2, 5, 3, 4).transpose(2, 0, 1, 3), 1, axis=0)

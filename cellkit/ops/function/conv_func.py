@@ -46,7 +46,7 @@ def transposed_kernel(w, group):
     cin, cout_g = w.shape[0], w.shape[1]
     k = w.reshape((group, cin // group, cout_g) + w.shape[2:]).swapaxes(1, 2)
     k = k.reshape((group * cout_g, cin // group) + w.shape[2:])
-    return jnp.flip(k, axis=tuple(range(2, w.ndim)))
+    return jax.lax.rev(k, tuple(range(2, w.ndim)))   # (not jnp.flip: its own jit compiles under an eager grad)
 
 
 def transpose_pads(mode, k_eff, stride, pads):
