@@ -150,6 +150,89 @@ def _reduce_window(ufunc, fill):
     return fn
 
 
+def _select_and_scatter_add(source, operand, select_prim, window_dimensions, window_strides, padding, **_):
+    # XLA's scan of each window: the current choice is kept while select(current, candidate) holds.
+    greater = str(select_prim) == "ge"
+    axes = list(range(operand.ndim))
+    x = _dilate_and_pad(operand, axes, (1,) * operand.ndim, padding, -np.inf if greater else np.inf)
+    views, out = _windows(x, axes, window_dimensions, window_strides, (1,) * operand.ndim)
+    best, choice = views[0], np.zeros(views[0].shape, np.int64)
+    for k, v in enumerate(views[1:], 1):
+        take = ~(best >= v) if greater else ~(best <= v)
+        best, choice = np.where(take, v, best), np.where(take, k, choice)
+    result = np.zeros(x.shape, source.dtype)
+    for k, offset in enumerate(itertools.product(*[range(w) for w in window_dimensions])):
+        index = tuple(slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(offset, out, window_strides))
+        result[index] += np.where(choice == k, source, source.dtype.type(0))
+    return result[tuple(slice(max(lo, 0), max(lo, 0) + n) for (lo, _), n in zip(padding, operand.shape))]
+
+
+def _starts(index_map, batching, batch_shape, indices, ndim):
+    """Each index vector's start in every operand dimension (operand batching dimensions: the batch position)."""
+    vectors = indices.reshape(-1, indices.shape[-1]).astype(np.int64)
+    starts = np.zeros((vectors.shape[0], ndim), np.int64)
+    for k, d in enumerate(index_map):
+        starts[:, d] = vectors[:, k]
+    if batching[0]:
+        position = np.indices(batch_shape).reshape(len(batch_shape), -1)
+        for d, i in zip(*batching):
+            starts[:, d] = position[i]
+    return starts
+
+
+def _window_index(starts, sizes):
+    """Index arrays (one per operand dimension) of each start's window of ``sizes``: shape (n, *sizes)."""
+    n, rank = starts.shape
+    return tuple(starts[:, d].reshape((n,) + (1,) * rank)
+                 + np.arange(size).reshape((1,) + tuple(size if e == d else 1 for e in range(rank)))
+                 for d, size in enumerate(sizes))
+
+
+def _mode(mode):
+    return getattr(mode, "name", str(mode))
+
+
+def _gather(operand, indices, dimension_numbers, slice_sizes, mode, fill_value=None, **_):
+    dn = dimension_numbers
+    batch_shape = indices.shape[:-1]
+    starts = _starts(dn.start_index_map, (dn.operand_batching_dims, dn.start_indices_batching_dims),
+                     batch_shape, indices, operand.ndim)
+    upper = np.array(operand.shape, np.int64) - np.array(slice_sizes, np.int64)
+    outside = ((starts < 0) | (starts > upper)).any(axis=1)
+    got = operand[_window_index(np.clip(starts, 0, upper), slice_sizes)]
+    if _mode(mode) == "FILL_OR_DROP" and outside.any():
+        kind = operand.dtype.kind
+        fill = (fill_value if fill_value is not None else np.nan if kind in "fc" else True if kind == "b"
+                else np.iinfo(operand.dtype).min if kind == "i" else np.iinfo(operand.dtype).max)
+        got[outside] = fill
+    kept = [d for d in range(operand.ndim) if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
+    got = got.reshape(batch_shape + tuple(slice_sizes[d] for d in kept))
+    rank = got.ndim
+    batch_axes = [a for a in range(rank) if a not in dn.offset_dims]
+    target = batch_axes + list(dn.offset_dims)     # output axis of each axis of ``got``
+    return np.transpose(got, np.argsort(target))
+
+
+def _scatter_add(operand, indices, updates, dimension_numbers, mode, **_):
+    dn = dimension_numbers
+    scatter_axes = [a for a in range(updates.ndim) if a not in dn.update_window_dims]
+    batch_shape = tuple(updates.shape[a] for a in scatter_axes)
+    window = [d for d in range(operand.ndim) if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+    sizes = [1] * operand.ndim
+    for d, a in zip(window, dn.update_window_dims):
+        sizes[d] = updates.shape[a]
+    starts = _starts(dn.scatter_dims_to_operand_dims, (dn.operand_batching_dims, dn.scatter_indices_batching_dims),
+                     batch_shape, indices, operand.ndim)
+    upper = np.array(operand.shape, np.int64) - np.array(sizes, np.int64)
+    if _mode(mode) == "CLIP":
+        starts = np.clip(starts, 0, upper)
+    inside = ~((starts < 0) | (starts > upper)).any(axis=1)     # (XLA skips an update out of bounds)
+    values = np.transpose(updates, scatter_axes + list(dn.update_window_dims)).reshape((-1,) + tuple(sizes))
+    out = operand.copy()
+    np.add.at(out, _window_index(starts[inside], sizes), values[inside])
+    return out
+
+
 def _to_integer(x, dtype):
     # XLA saturates out-of-range values and maps NaN to 0; inside the range both truncate.
     info = np.iinfo(dtype)
@@ -271,6 +354,8 @@ PRIMITIVES = {
     "argmax": _arg(np.argmax), "argmin": _arg(np.argmin),
     "dot_general": _dot_general, "convert_element_type": _convert, "select_n": _select_n,
     "conv_general_dilated": _conv, "reduce_window_sum": _reduce_window(np.add, lambda dtype: 0),
+    "select_and_scatter_add": _select_and_scatter_add, "gather": _gather, "scatter-add": _scatter_add,
+    "add_any": np.add,
     "reduce_window_max": _reduce_window(np.maximum, lambda dtype: -np.inf if dtype.kind == "f" else np.iinfo(dtype).min),
     "reduce_window_min": _reduce_window(np.minimum, lambda dtype: np.inf if dtype.kind == "f" else np.iinfo(dtype).max),
     "stop_gradient": lambda x, **_: x, "dynamic_update_slice": _dynamic_update_slice, "pad": _pad,
@@ -280,7 +365,7 @@ PRIMITIVES = {
 # These only copy or flip bits (XLA: no floating-point instruction, so no flushing of subnormals);
 # every other primitive here reads its float inputs as zero when subnormal and flushes its results.
 BITWISE = frozenset({"neg", "abs", "select_n", "stop_gradient", "dynamic_update_slice", "pad", "and", "or", "xor",
-                     "not", "reduce_and", "reduce_or"})
+                     "not", "reduce_and", "reduce_or", "gather"})
 
 
 def _floats_or_integers(eqn) -> bool:
@@ -306,6 +391,11 @@ def _small_conv(eqn) -> bool:
             and math.prod(out.shape) * per_output <= MAX_CONV_MACS)
 
 
+def _indexed(eqn) -> bool:   # (a gather or scatter-add: integer indices, a mode NumPy follows)
+    return (_floats_or_integers(eqn) and np.dtype(eqn.invars[1].aval.dtype).kind in "iu"
+            and _mode(eqn.params["mode"]) in ("CLIP", "PROMISE_IN_BOUNDS", "FILL_OR_DROP"))
+
+
 def _slow_ok(eqn) -> bool:
     return _float_only(eqn) and math.prod(eqn.outvars[0].aval.shape) <= MAX_SLOW_ELEMENTS
 
@@ -326,6 +416,8 @@ ALLOWED.update({
     "dot_general": _small_product,
     "conv_general_dilated": _small_conv,
     "reduce_window_sum": _float_only, "reduce_window_max": _floats_or_integers, "reduce_window_min": _floats_or_integers,
+    "select_and_scatter_add": lambda eqn: _float_only(eqn) and str(eqn.params["select_prim"]) in ("ge", "le"),
+    "gather": _indexed, "scatter-add": _indexed,
     "erf": _slow_ok, "erfc": _slow_ok, "erf_inv": _slow_ok,
     "pad": lambda eqn: _floats_or_integers(eqn) and all(
         lo >= 0 and hi >= 0 and interior == 0 for lo, hi, interior in eqn.params["padding_config"]),

@@ -335,8 +335,28 @@ WINDOWED = [   # (name, function, arrays, exact): XLA's convolutions and window 
 ]
 
 
+_TABLE = _R.normal(size=(10, 6)).astype(np.float32)
+_IDS = np.array([[1, 2, 3], [9, 0, 1]], np.int32)
+_ROWS = np.array([1, 2, 0, 4], np.int32)
+WINDOWED += [   # gathers (data movement: XLA's bits), scatter-adds and a max pool's backward pass
+    ("max pool backward", jax.grad(lambda x: (lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2),
+                                                                "VALID") ** 2).sum()), (_IMG,), True),
+    ("overlapping max pool backward", jax.grad(lambda x: (lax.reduce_window(
+        x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2), "SAME") ** 2).sum()), (_IMG,), False),
+    ("embedding lookup", lambda e, i: e[i], (_TABLE, _IDS), True),
+    ("take_along_axis", lambda e, i: jnp.take_along_axis(e[:4], i[:, None], axis=1), (_TABLE, _ROWS), True),
+    ("indices out of bounds: clamp, fill", lambda e, i: (e[i - 3], jnp.take(e, i * 3, axis=1, mode="fill"),
+                                                          jnp.take(e, i * 3, axis=1, mode="clip")), (_TABLE, _ROWS), True),
+    ("batched and sliced gathers", lambda e, i: (jax.vmap(lambda row, k: row[k])(e[:4], i), e[i[:2], i[2:]],
+                                                  lax.dynamic_slice(e, (i[0], i[1]), (2, 3))), (_TABLE, _ROWS), True),
+    ("scatter-add, repeated and dropped indices", lambda e, i: (e.at[i].add(1.5), e.at[i + 5].add(1.5, mode="drop")),
+     (_TABLE, _IDS), True),
+    ("embedding backward", jax.grad(lambda e, i: (e[i] ** 2).sum()), (_TABLE, _IDS), True),
+]
+
+
 @pytest.mark.parametrize("name,fn,arrays,exact", WINDOWED, ids=[c[0] for c in WINDOWED])
-def test_convolutions_and_window_reductions_on_the_host(name, fn, arrays, exact):
+def test_convolutions_window_reductions_gathers_and_scatters_on_the_host(name, fn, arrays, exact):
     arrays = [jnp.asarray(a) for a in arrays]
     p = host_ops.plan(fn, arrays)
     assert isinstance(p, host_ops.Plan), p
@@ -346,7 +366,7 @@ def test_convolutions_and_window_reductions_on_the_host(name, fn, arrays, exact)
         assert g.dtype == w.dtype and g.shape == w.shape
         if exact:
             np.testing.assert_array_equal(g, w)
-        else:   # (a matrix product of gathered windows: the sums are added in another order)
+        else:   # (sums of gathered windows or overlapping scatters: added in another order)
             np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5 * float(np.abs(w).max()))
 
 

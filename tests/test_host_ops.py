@@ -193,11 +193,12 @@ def test_under_an_eager_grad_data_movement_is_on_the_host_and_the_gradient_is_un
         want = ms.grad(_attention_like, grad_position=(0, 1))(x, w)
     finally:
         eager_jit.set_enabled(True)
+    # (the backward pass of a small model runs on the host too: its sums add in another order)
     for g, r in zip(got, want):
-        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6 * float(np.abs(r).max()))
     ref = jax.grad(lambda a, b: _attention_like(a, b), argnums=(0, 1))(jnp.asarray(x), jnp.asarray(w))
     for g, r in zip(got, ref):
-        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6 * float(np.abs(r).max()))
 
 
 def test_forward_mode_and_second_order_through_host_moved_ops():

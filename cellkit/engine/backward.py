@@ -26,6 +26,7 @@ except ImportError:   # another jax
     from jax.extend.core import jaxprs_in_params
 
 from .. import eager_jit
+from ..host_steps import HostFirst
 from ..tiered_jit import tiered_jit
 
 __all__ = ["run_backward", "MAX_ENTRIES"]
@@ -115,4 +116,4 @@ def _build(first, res_tree, layout):
         args_res, opaque = jax.tree_util.tree_unflatten(res_tree, leaves)
         return vjp_type(fun, in_tree, out_tree, args_res, opaque)(ct)
 
-    return tiered_jit(backward)
+    return HostFirst(tiered_jit(backward))   # (a small model's first backward passes: on the host)

@@ -73,9 +73,9 @@ from ... import host_ops, ops
 from ...cell import Cell
 from ...parameter import Parameter, ParameterTuple
 from ...tensor import host_to_device
+from ...host_steps import HostFirst
 from ...tiered_jit import tiered_jit
 from ._checks import is_number, value_of
-from .host_steps import HostFirst
 from .lr_source import LearningRates
 from .ms_members import MindSporeMembers, opt_init_args_register
 from .param_groups import ParameterGroups, centralize

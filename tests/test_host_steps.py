@@ -1,11 +1,13 @@
-"""cellkit.nn.optim.host_steps: a small model's first eager updates are computed with NumPy."""
+"""cellkit.host_steps: a small model's first eager optimizer updates and backward passes are computed with NumPy."""
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import cellkit as ms
 from cellkit import host_ops, nn
-from cellkit.nn.optim import host_steps
+from cellkit import host_steps
 from compile_count import compiles
 
 OPTIMIZERS = {
@@ -72,7 +74,7 @@ def test_the_compiled_update_takes_over_after_steps_and_runs_are_repeatable():
 
 
 def test_a_large_model_is_compiled_from_the_first_update():
-    rows = host_steps.MAX_ELEMENTS // 64 + 1
+    rows = host_steps.MAX_ELEMENTS // 64 // 3 + 1   # (parameters, gradients and momenta)
     _, opt = _train(OPTIMIZERS["Momentum"], 1, shapes=((rows, 64),))
     assert opt._update_fn.plans == {}
 
@@ -89,3 +91,52 @@ def test_inside_jit_the_update_is_the_compiled_one():
     out = step(ms.Tensor(np.ones(3, np.float32)))
     np.testing.assert_allclose(np.asarray(out), 0.9, rtol=1e-6)
     assert opt._update_fn.plans == {}
+
+
+class _ConvNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3, weight_init="normal")
+        self.pool = nn.MaxPool2d(2, 2)
+        self.dense = nn.Dense(4 * 4 * 4, 3, weight_init="normal")
+
+    def construct(self, x):
+        return self.dense(_flatten(self.pool(ms.ops.relu(self.conv(x)))))
+
+
+def _flatten(x):
+    return x.reshape(x.shape[0], -1)
+
+
+def test_a_small_models_first_backward_passes_run_on_the_host_then_compile():
+    ms.set_seed(3)
+    net = _ConvNet()
+    loss_fn = nn.CrossEntropyLoss()
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, net.trainable_params())
+    rng = np.random.default_rng(4)
+    x = ms.Tensor(rng.normal(size=(2, 2, 8, 8)).astype(np.float32))
+    y = ms.Tensor(np.array([0, 2], np.int32))
+    grad_fn(x, y)                              # (the first call builds the plans)
+    with compiles() as on_host:
+        for _ in range(host_steps.STEPS - 2):
+            loss, grads = grad_fn(x, y)
+    assert on_host["n"] == 0
+    names = [p.name for p in net.trainable_params()]
+    values = [jnp.asarray(p.value) for p in net.trainable_params()]
+
+    def raw(*ws):   # the same network in raw JAX
+        p = dict(zip(names, ws))
+        h = jax.lax.conv_general_dilated(jnp.asarray(x), p["conv.weight"], (1, 1), "SAME")   # (no bias: MindSpore's default)
+        h = jax.lax.reduce_window(jax.nn.relu(h), -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+        logits = h.reshape(2, -1) @ p["dense.weight"].T + p["dense.bias"]
+        return -jnp.mean(jax.nn.log_softmax(logits)[jnp.arange(2), jnp.asarray(y)])
+    want_loss, want = jax.value_and_grad(raw, argnums=tuple(range(len(values))))(*values)
+    np.testing.assert_allclose(float(loss), float(want_loss), rtol=1e-6)
+    for g, w in zip(grads, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6 * float(np.abs(w).max()))
+    with compiles() as taking_over:
+        for _ in range(3):
+            _, later = grad_fn(x, y)
+    assert taking_over["n"] >= 1               # the compiled backward pass from the STEPS-th call on
+    for g, w in zip(later, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6 * float(np.abs(w).max()))
