@@ -9,67 +9,85 @@ with Parameters read as inputs and written back.
 Parameter (name=w, shape=(2,), dtype=Float32, requires_grad=True)
 """
 
-from . import compilation_cache
-compilation_cache.configure()   # JAX's persistent compilation cache, on unless CELLKIT_COMPILATION_CACHE=0
-from .compilation_cache import clear_compilation_cache
-from . import dtype
-from .dtype import (Type, bfloat16, bool_, byte, cdouble, cfloat, complex64, complex128, double,
-                    dtype_to_nptype, dtype_to_pytype, float8_e4m3fn, float8_e5m2, float16, float32,
-                    float64, float_, half, int8, int16, int32, int64, int_, intc, intp, long,
-                    pytype_to_dtype, short, single, ubyte, uint, uint8, uint16, uint32, uint64, uintc,
-                    uintp, ushort)
-from .tensor import Tensor, from_numpy, is_tensor, tensor
-from .parameter import Parameter, ParameterTuple
-from .random import (Generator, default_generator, get_rng_state, get_seed, initial_seed, manual_seed, seed,
-                     set_rng_state, set_seed)
-from . import initializer
-from .cell import Cell
-from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
-from .parallel_context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,
-                               set_auto_parallel_context)
-from .engine import JitConfig, grad, jacfwd, jacrev, jit, jvp, mutable, recompute, value_and_grad, vjp, vmap
-from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
-from . import common, ops, parallel, random
-from . import nn
-from . import tensor_methods
-from . import train
-from . import amp
-from . import device_manager, runtime
-from .device_manager import get_current_device, set_deterministic, set_device
-from .layout import Layout
-from .ops import constexpr
-from .profiler import Profiler
-from .runtime import (Event, Stream, StreamCtx, communication_stream, current_stream, default_stream,
-                      empty_cache, max_memory_allocated, max_memory_reserved, memory_allocated, memory_reserved,
-                      memory_stats, memory_summary, reset_max_memory_allocated, reset_max_memory_reserved,
-                      reset_peak_memory_stats, set_cur_stream, synchronize)
-from .run_check import run_check
-from . import unsupported as _unsupported
-from .unsupported import (get_algo_parameters, jit_class, lazy_inline, no_inline, reset_algo_parameters,
-                          set_algo_parameters, set_recursion_limit)
+import gc as _gc
+import os as _os
 
-globals().update({name: _unsupported.unsupported(name) for name in _unsupported.UNSUPPORTED})
+# The collector is paused while cellkit, JAX and NumPy import, and the objects made (about 160,000: modules,
+# functions, tables) are then frozen, out of the collector's sight: they live as long as the process. Else
+# the import runs two full collections (40-65 ms, finding about a thousand unreachable objects), and every
+# later full collection and those at interpreter exit (about 0.1 s) walk them all. CELLKIT_GC_FREEZE=0
+# (read at import) leaves the collector alone.
+_LEAVE_GC = _os.environ.get("CELLKIT_GC_FREEZE", "1").strip().lower() in ("0", "off", "false", "no")
+_GC_WAS_ON = _gc.isenabled()
+if not _LEAVE_GC:
+    _gc.disable()
+try:
+    from . import compilation_cache
+    compilation_cache.configure()   # JAX's persistent compilation cache, on unless CELLKIT_COMPILATION_CACHE=0
+    from .compilation_cache import clear_compilation_cache
+    from . import dtype
+    from .dtype import (Type, bfloat16, bool_, byte, cdouble, cfloat, complex64, complex128, double,
+                        dtype_to_nptype, dtype_to_pytype, float8_e4m3fn, float8_e5m2, float16, float32,
+                        float64, float_, half, int8, int16, int32, int64, int_, intc, intp, long,
+                        pytype_to_dtype, short, single, ubyte, uint, uint8, uint16, uint32, uint64, uintc,
+                        uintp, ushort)
+    from .tensor import Tensor, from_numpy, is_tensor, tensor
+    from .parameter import Parameter, ParameterTuple
+    from .random import (Generator, default_generator, get_rng_state, get_seed, initial_seed, manual_seed, seed,
+                         set_rng_state, set_seed)
+    from . import initializer
+    from .cell import Cell
+    from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+    from .parallel_context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,
+                                   set_auto_parallel_context)
+    from .engine import JitConfig, grad, jacfwd, jacrev, jit, jvp, mutable, recompute, value_and_grad, vjp, vmap
+    from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
+    from . import common, ops, parallel, random
+    from . import nn
+    from . import tensor_methods
+    from . import train
+    from . import amp
+    from . import device_manager, runtime
+    from .device_manager import get_current_device, set_deterministic, set_device
+    from .layout import Layout
+    from .ops import constexpr
+    from .profiler import Profiler
+    from .runtime import (Event, Stream, StreamCtx, communication_stream, current_stream, default_stream,
+                          empty_cache, max_memory_allocated, max_memory_reserved, memory_allocated, memory_reserved,
+                          memory_stats, memory_summary, reset_max_memory_allocated, reset_max_memory_reserved,
+                          reset_peak_memory_stats, set_cur_stream, synchronize)
+    from .run_check import run_check
+    from . import unsupported as _unsupported
+    from .unsupported import (get_algo_parameters, jit_class, lazy_inline, no_inline, reset_algo_parameters,
+                              set_algo_parameters, set_recursion_limit)
 
-# MindSpore exports all of mindspore.train at the top level (``ms.Model``, ``ms.LossMonitor``, ...).
-_TRAIN = [n for n in train.__all__ if n not in ("callback", "metrics", "serialization", "loss_scale_manager",
-                                                 "summary")]
-globals().update({n: getattr(train, n) for n in _TRAIN})
-globals().update({"bool": dtype.bool_, "int": dtype.int32, "float": dtype.float32})  # ms.bool, ms.int, ms.float
+    globals().update({name: _unsupported.unsupported(name) for name in _unsupported.UNSUPPORTED})
 
-tensor_methods.install()
+    # MindSpore exports all of mindspore.train at the top level (``ms.Model``, ``ms.LossMonitor``, ...).
+    _TRAIN = [n for n in train.__all__ if n not in ("callback", "metrics", "serialization", "loss_scale_manager",
+                                                     "summary")]
+    globals().update({n: getattr(train, n) for n in _TRAIN})
+    globals().update({"bool": dtype.bool_, "int": dtype.int32, "float": dtype.float32})  # ms.bool, ms.int, ms.float
 
-
-def load_ipython_extension(ipython):
-    """``%load_ext cellkit``: ``import mindspore`` gives cellkit in this IPython session, and
-    notebook cells get the assignment rewrite (see :mod:`cellkit.compat`)."""
-    from .compat.ipython import load_ipython_extension as load
-    load(ipython)
+    tensor_methods.install()
 
 
-def unload_ipython_extension(ipython):
-    """``%unload_ext cellkit``: undo :func:`load_ipython_extension`."""
-    from .compat.ipython import unload_ipython_extension as unload
-    unload(ipython)
+    def load_ipython_extension(ipython):
+        """``%load_ext cellkit``: ``import mindspore`` gives cellkit in this IPython session, and
+        notebook cells get the assignment rewrite (see :mod:`cellkit.compat`)."""
+        from .compat.ipython import load_ipython_extension as load
+        load(ipython)
+
+
+    def unload_ipython_extension(ipython):
+        """``%unload_ext cellkit``: undo :func:`load_ipython_extension`."""
+        from .compat.ipython import unload_ipython_extension as unload
+        unload(ipython)
+finally:
+    if not _LEAVE_GC:
+        _gc.freeze()   # (before the collector resumes: else its next collection walks every object made)
+    if _GC_WAS_ON:
+        _gc.enable()
 
 
 from .version import __version__
@@ -104,17 +122,3 @@ def __getattr__(name):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'cellkit' has no attribute {name!r}")
-
-
-def _freeze_import_objects():
-    """Move the objects made so far (modules, functions and tables of cellkit, JAX and NumPy: about
-    140,000) out of the cyclic collector's sight. They live as long as the process; without this every
-    full collection, and the collections at interpreter exit (about 0.1 s), traverse them all.
-    ``CELLKIT_GC_FREEZE=0`` (read at import) leaves the collector alone."""
-    import gc
-    import os
-    if os.environ.get("CELLKIT_GC_FREEZE", "1").strip().lower() not in ("0", "off", "false", "no"):
-        gc.freeze()
-
-
-_freeze_import_objects()

@@ -22,3 +22,15 @@ def test_import_freezes_the_objects_it_made_and_the_collector_stays_on():
 
 def test_gc_freeze_can_be_turned_off():
     assert _run(CELLKIT_GC_FREEZE="0") == ["0", "0", "True"]
+
+
+def test_import_runs_no_collection_and_leaves_a_paused_collector_paused():
+    code = ("import gc; runs = []; gc.callbacks.append(lambda phase, info: phase == 'start' and "
+            "runs.append(info['generation'])); import cellkit; print(max(runs, default=0), len(runs), gc.isenabled())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={k: v for k, v in os.environ.items() if k != "CELLKIT_GC_FREEZE"})
+    oldest, runs, enabled = out.stdout.split()
+    assert enabled == "True" and oldest == "0" and int(runs) <= 2   # (a young collection at most, once resumed)
+    out = subprocess.run([sys.executable, "-c", "import gc; gc.disable(); import cellkit; print(gc.isenabled())"],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]
