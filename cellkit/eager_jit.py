@@ -209,7 +209,7 @@ def _jax_jitted(fn) -> bool:
 def _wrap(fn, compile):
     if getattr(fn, "_cellkit_eager_jit", None) is False or getattr(fn, "_cellkit_eager_wrapped", False):
         return fn
-    # A JAX jitted function whose first plan uses a primitive the host never runs (a convolution) is
+    # A JAX jitted function whose first plan uses a primitive the host never runs (a sort, a loop) is
     # never asked again. Anything else is asked once per signature: which signatures run on the host
     # must not depend on the order of calls, since a host result that computes may differ from XLA's
     # in the last bit.

@@ -228,7 +228,7 @@ def kind(jaxpr):
     """EXACT when every equation (nested calls included) is one NumPy computes exactly as XLA does,
     COMPUTE when some are computed as XLA's CPU code does but perhaps not to the bit
     (:mod:`cellkit.host_compute`; only where that is switched on), None when one is neither for these
-    dtypes and sizes, NEVER when a primitive is one the host never runs (a convolution, a gather)."""
+    dtypes and sizes, NEVER when a primitive is one the host never runs (a sort, a general scatter)."""
     found = EXACT
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
