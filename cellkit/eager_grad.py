@@ -112,7 +112,7 @@ def _split(fn, shapes, moving, on_host):
             if not tangent_runner:
                 tangent_runner.append(_runner(unknown, fn, on_host))
             return tangent_runner[0](list(residuals) + list(tangents))
-        return jax.core.eval_jaxpr(unknown.jaxpr, unknown.consts, *residuals, *tangents)
+        return host_ops.eval_inlined(unknown.jaxpr, unknown.consts, *residuals, *tangents)
     return forward, tangent, m
 
 

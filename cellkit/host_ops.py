@@ -32,6 +32,7 @@ the same in both.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -41,7 +42,7 @@ import numpy as np
 
 from . import host_compute
 
-__all__ = ["plan", "run", "differentiable", "kind", "unsuited", "usable", "small", "local", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
+__all__ = ["plan", "run", "differentiable", "eval_inlined", "kind", "unsuited", "usable", "small", "local", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
            "UNSUITED", "NEVER", "EXACT", "COMPUTE", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
 
 MAX_ELEMENTS = 1 << 16
@@ -51,9 +52,9 @@ HOT = 256
 _cpu = []   # [bool] once known (asking starts JAX's backend, so not at import)
 try:
     from jax._src.array import ArrayImpl as _ArrayImpl
-    from jax._src.core import Literal as _Literal, trace_state_clean
+    from jax._src.core import DropVar as _DropVar, Literal as _Literal, trace_state_clean
 except ImportError:   # another jax: nothing runs here
-    _ArrayImpl = _Literal = ()
+    _ArrayImpl = _Literal = _DropVar = ()
 
     def trace_state_clean():
         return False
@@ -415,6 +416,36 @@ def run(p: Plan, arrays):
     return jax.tree_util.tree_unflatten(p.out_tree, [next(put) if k is None else k for k in kept])
 
 
+_CALLS = ("jit", "pjit", "closed_call", "core_call")
+
+
+def eval_inlined(jaxpr, consts, *args):
+    """``jax.core.eval_jaxpr`` with nested jitted calls evaluated equation by equation: on an eager
+    grad's tracers a nested ``jit`` runs its known part as an executable of its own (JAX's
+    ``log_softmax``, ``take_along_axis``, ``squeeze``: one compilation each), where its equations
+    are recorded as they are."""
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+
+    def read(var):
+        return var.val if isinstance(var, _Literal) else env[var]
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        inner = _inner(eqn) if eqn.primitive.name in _CALLS else None
+        if inner is not None:
+            outs = eval_inlined(inner[0], inner[1], *ins)
+        else:
+            params, subfuns = eqn.primitive.get_bind_params(eqn.params), ()
+            if isinstance(params, tuple):   # (an older jax: the sub-functions, then the parameters)
+                subfuns, params = params
+            ctx = getattr(getattr(eqn, "ctx", None), "manager", None)
+            with ctx if ctx is not None else contextlib.nullcontext():
+                outs = eqn.primitive.bind(*subfuns, *ins, **params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update((v, o) for v, o in zip(eqn.outvars, outs) if not isinstance(v, _DropVar))
+    return [read(v) for v in jaxpr.outvars]
+
+
 def differentiable(p: Plan):
     """The op the plan was traced from (``p.fn``) as a ``jax.custom_jvp`` whose primal output is the
     plan run on the host, for calls inside an eager ``grad``/``vjp`` whose primal inputs are concrete
@@ -431,7 +462,10 @@ def differentiable(p: Plan):
         def rule(primals, tangents):
             # Concrete tangents (forward mode, or zeros JAX made concrete) are moved on the host too.
             concrete = all(type(t) is _ArrayImpl for t in tangents)
-            return run(p, primals), run(p, tangents) if concrete else fn(*tangents)
+            if concrete:
+                return run(p, primals), run(p, tangents)
+            moved = eval_inlined(p.jaxpr.jaxpr, p.jaxpr.consts, *jax.tree_util.tree_leaves(tangents))
+            return run(p, primals), jax.tree_util.tree_unflatten(p.out_tree, moved)
         g.defjvp(rule)
         p.jvp = g
     return p.jvp

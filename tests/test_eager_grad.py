@@ -72,3 +72,26 @@ def test_labels_are_not_differentiated():
     np.testing.assert_allclose(jax.grad(op)(logits, labels), jax.grad(loss)(logits, labels), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(float(ops.cross_entropy(ms.Tensor(logits), ms.Tensor(labels), reduction="sum")),
                                float(loss(logits, labels)), rtol=1e-5)
+
+
+def test_an_eager_grad_through_jaxs_own_jitted_functions_compiles_nothing():
+    # log_softmax, take_along_axis, squeeze and swapaxes are jitted in JAX: their tangents are recorded
+    # equation by equation (host_ops.eval_inlined), not run as executables of their own.
+    from compile_count import compiles
+    rng = np.random.default_rng(8)
+    logits = ms.Tensor(rng.normal(size=(3, 1, 7)).astype(np.float32))
+    labels = ms.Tensor(np.array([0, 6, 2], np.int32))
+    loss_fn = nn.CrossEntropyLoss()
+
+    def f(z):
+        return loss_fn(z.squeeze(1).swapaxes(0, 1).swapaxes(0, 1), labels)
+    with compiles() as made:
+        loss, g = ms.value_and_grad(f)(logits)
+    assert made["n"] == 0
+
+    def raw(z):
+        logp = jax.nn.log_softmax(z[:, 0], axis=-1)
+        return -jnp.mean(jnp.take_along_axis(logp, jnp.asarray(labels)[:, None], axis=1))
+    want_loss, want = jax.value_and_grad(raw)(jnp.asarray(logits))
+    np.testing.assert_allclose(float(loss), float(want_loss), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-5, atol=1e-7)
