@@ -288,15 +288,21 @@ SEMANTICS = [   # (name, function of two arrays, the arrays): NaN, infinities, -
 ]
 
 
-@pytest.mark.parametrize("name,fn,arrays", SEMANTICS, ids=[c[0] for c in SEMANTICS])
-def test_what_runs_on_the_host_means_what_xla_computes(name, fn, arrays):
+def _host_and_xla(fn, arrays):
+    """(host result, XLA result) pairs of ``fn`` on these arrays, NumPy arrays of the same dtype and shape."""
     arrays = [jnp.asarray(a) for a in arrays]
     p = host_ops.plan(fn, arrays)
     assert isinstance(p, host_ops.Plan), p
     got, want = host_ops.run(p, arrays), jax.jit(fn)(*arrays)
-    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype and g.shape == w.shape
+    pairs = [(np.asarray(g), np.asarray(w)) for g, w in zip(jax.tree_util.tree_leaves(got),
+                                                            jax.tree_util.tree_leaves(want))]
+    assert all(g.dtype == w.dtype and g.shape == w.shape for g, w in pairs)
+    return pairs
+
+
+@pytest.mark.parametrize("name,fn,arrays", SEMANTICS, ids=[c[0] for c in SEMANTICS])
+def test_what_runs_on_the_host_means_what_xla_computes(name, fn, arrays):
+    for g, w in _host_and_xla(fn, arrays):
         if np.issubdtype(w.dtype, np.floating):
             np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
@@ -357,13 +363,7 @@ WINDOWED += [   # gathers (data movement: XLA's bits), scatter-adds and a max po
 
 @pytest.mark.parametrize("name,fn,arrays,exact", WINDOWED, ids=[c[0] for c in WINDOWED])
 def test_convolutions_window_reductions_gathers_and_scatters_on_the_host(name, fn, arrays, exact):
-    arrays = [jnp.asarray(a) for a in arrays]
-    p = host_ops.plan(fn, arrays)
-    assert isinstance(p, host_ops.Plan), p
-    got, want = host_ops.run(p, arrays), jax.jit(fn)(*arrays)
-    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype and g.shape == w.shape
+    for g, w in _host_and_xla(fn, arrays):
         if exact:
             np.testing.assert_array_equal(g, w)
         else:   # (sums of gathered windows or overlapping scatters: added in another order)
