@@ -171,7 +171,9 @@ class _HostDraw:
     def uniform(self, shape, dtype, lo, hi):
         floats = self._draw("uniform", shape, dtype)
         lo, hi = np.asarray(lo, floats.dtype), np.asarray(hi, floats.dtype)
-        return np.maximum(lo, floats * (hi - lo) + lo)
+        floats *= hi - lo       # (in place: jax.random.uniform's max(lo, floats * (hi - lo) + lo), rounded the same)
+        floats += lo
+        return np.maximum(floats, lo, out=floats)
 
     def truncated_normal(self, lo, hi, shape, dtype):
         return self._draw("truncated_normal", shape, dtype, lo, hi)
