@@ -112,15 +112,15 @@ def _dilate_and_pad(x, spatial, dilation, padding, fill):
 
 
 def _windows(x, spatial, window, strides, dilation):
-    """The strided views of ``x`` (already padded) for each window offset, and the output sizes."""
+    """For each window offset, the index of ``x``'s (already padded) strided view at it; and the output sizes."""
     out = [(x.shape[a] - (k - 1) * d - 1) // s + 1 for a, k, s, d in zip(spatial, window, strides, dilation)]
-    views = []
+    indices = []
     for offset in itertools.product(*[range(k) for k in window]):
         index = [slice(None)] * x.ndim
         for a, o, d, s, n in zip(spatial, offset, dilation, strides, out):
             index[a] = slice(o * d, o * d + (n - 1) * s + 1, s)
-        views.append(x[tuple(index)])
-    return views, out
+        indices.append(tuple(index))
+    return indices, out
 
 
 def _conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
@@ -132,7 +132,8 @@ def _conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimensi
     w = np.transpose(rhs, rhs_spec).astype(out_dtype, copy=False)     # (O, I, *window)
     spatial = list(range(2, x.ndim))
     x = _dilate_and_pad(x, spatial, lhs_dilation, padding, 0)
-    views, out = _windows(x, spatial, w.shape[2:], window_strides, rhs_dilation)
+    indices, out = _windows(x, spatial, w.shape[2:], window_strides, rhs_dilation)
+    views = [x[index] for index in indices]
     n, groups = x.shape[0], feature_group_count
     per_in, per_out, k, p = w.shape[1], w.shape[0] // groups, len(views), math.prod(out)
     cols = np.stack(views, axis=2).reshape(n, groups, per_in * k, p)          # (N, G, I*K, P)
@@ -145,8 +146,8 @@ def _reduce_window(ufunc, fill):
     def fn(x, window_dimensions, window_strides, padding, base_dilation, window_dilation, **_):
         axes = list(range(x.ndim))
         x = _dilate_and_pad(x, axes, base_dilation, padding, fill(x.dtype))
-        views, _ = _windows(x, axes, window_dimensions, window_strides, window_dilation)
-        return functools.reduce(ufunc, views, x.dtype.type(fill(x.dtype)))   # (from the init, as XLA: -0 + 0 is 0)
+        indices, _ = _windows(x, axes, window_dimensions, window_strides, window_dilation)
+        return functools.reduce(ufunc, (x[index] for index in indices), x.dtype.type(fill(x.dtype)))   # (from the init, as XLA: -0 + 0 is 0)
     return fn
 
 
@@ -155,14 +156,14 @@ def _select_and_scatter_add(source, operand, select_prim, window_dimensions, win
     greater = str(select_prim) == "ge"
     axes = list(range(operand.ndim))
     x = _dilate_and_pad(operand, axes, (1,) * operand.ndim, padding, -np.inf if greater else np.inf)
-    views, out = _windows(x, axes, window_dimensions, window_strides, (1,) * operand.ndim)
-    best, choice = views[0], np.zeros(views[0].shape, np.int64)
-    for k, v in enumerate(views[1:], 1):
+    indices, _ = _windows(x, axes, window_dimensions, window_strides, (1,) * operand.ndim)
+    best, choice = x[indices[0]], np.zeros(source.shape, np.int64)
+    for k, index in enumerate(indices[1:], 1):
+        v = x[index]
         take = ~(best >= v) if greater else ~(best <= v)
         best, choice = np.where(take, v, best), np.where(take, k, choice)
     result = np.zeros(x.shape, source.dtype)
-    for k, offset in enumerate(itertools.product(*[range(w) for w in window_dimensions])):
-        index = tuple(slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(offset, out, window_strides))
+    for k, index in enumerate(indices):
         result[index] += np.where(choice == k, source, source.dtype.type(0))
     return result[tuple(slice(max(lo, 0), max(lo, 0) + n) for (lo, _), n in zip(padding, operand.shape))]
 

@@ -268,7 +268,8 @@ PASSTHROUGH = "passthrough"   # every output is an input unchanged: the call is 
 UNSUITED = "unsuited"         # moves data, but a result is weakly typed or too big: left to JAX
 EXACT, COMPUTE = "exact", "compute"
 NEVER = "never"               # a primitive the host never runs, whatever the shapes and dtypes
-_NESTED = ("jit", "pjit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call")
+_CALLS = ("jit", "pjit", "closed_call", "core_call")
+_NESTED = _CALLS + ("custom_jvp_call", "custom_vjp_call")
 _compute = [os.environ.get("CELLKIT_HOST_COMPUTE", "1").strip().lower() not in ("0", "off", "false", "no")]
 
 
@@ -416,9 +417,6 @@ def run(p: Plan, arrays):
     return jax.tree_util.tree_unflatten(p.out_tree, [next(put) if k is None else k for k in kept])
 
 
-_CALLS = ("jit", "pjit", "closed_call", "core_call")
-
-
 def eval_inlined(jaxpr, consts, *args):
     """``jax.core.eval_jaxpr`` with nested jitted calls evaluated equation by equation: on an eager
     grad's tracers a nested ``jit`` runs its known part as an executable of its own (JAX's
@@ -461,11 +459,11 @@ def differentiable(p: Plan):
 
         def rule(primals, tangents):
             # Concrete tangents (forward mode, or zeros JAX made concrete) are moved on the host too.
-            concrete = all(type(t) is _ArrayImpl for t in tangents)
-            if concrete:
-                return run(p, primals), run(p, tangents)
+            out = run(p, primals)
+            if all(type(t) is _ArrayImpl for t in tangents):
+                return out, run(p, tangents)
             moved = eval_inlined(p.jaxpr.jaxpr, p.jaxpr.consts, *jax.tree_util.tree_leaves(tangents))
-            return run(p, primals), jax.tree_util.tree_unflatten(p.out_tree, moved)
+            return out, jax.tree_util.tree_unflatten(p.out_tree, moved)
         g.defjvp(rule)
         p.jvp = g
     return p.jvp

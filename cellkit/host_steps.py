@@ -55,17 +55,26 @@ class HostFirst:
         return self.fn(*args) if out is _MISS else out
 
     def _host(self, args):
-        arrays, treedef = jax.tree_util.tree_flatten(args)
-        if not (host_ops.ready() and host_ops.local(arrays) and sum(a.size for a in arrays) <= self.max_elements):
+        if not host_ops.ready():
             return _MISS
-        signature = (treedef, tuple((a.shape, a.dtype, a.weak_type) for a in arrays))
+        arrays, treedef = jax.tree_util.tree_flatten(args)
+        try:
+            signature = (treedef, tuple((a.shape, a.dtype, a.weak_type) for a in arrays))
+        except AttributeError:   # (a leaf that is not a JAX array)
+            return _MISS
         plan = self.plans.get(signature, _MISS)
+        # A signature done with (every step of a training loop after the first STEPS) returns here,
+        # before the arrays' devices and sizes are looked at.
+        if plan is None or plan is not _MISS and plan.calls >= STEPS:
+            return _MISS
+        if not (host_ops.local(arrays) and sum(a.size for a in arrays) <= self.max_elements):
+            return _MISS
         if plan is _MISS:
             if len(self.plans) >= 64:
                 self.plans.clear()   # (bounded: a plan dropped is made again, the same)
             plan = self.plans[signature] = self._plan(treedef, arrays)
-        if plan is None or plan.calls >= STEPS:
-            return _MISS
+            if plan is None:
+                return _MISS
         try:
             return host_ops.run(plan, arrays)
         except Exception:   # noqa: BLE001 - NumPy would differ from XLA here (a dtype it would change)
