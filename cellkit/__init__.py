@@ -9,19 +9,12 @@ with Parameters read as inputs and written back.
 Parameter (name=w, shape=(2,), dtype=Float32, requires_grad=True)
 """
 
-import gc as _gc
-import os as _os
+from . import startup as _startup
 
-# The collector is paused while cellkit, JAX and NumPy import, and the objects made (about 160,000: modules,
-# functions, tables) are then frozen, out of the collector's sight: they live as long as the process. Else
-# the import runs two full collections (40-65 ms, finding about a thousand unreachable objects), and every
-# later full collection and those at interpreter exit (about 0.1 s) walk them all. CELLKIT_GC_FREEZE=0
-# (read at import) leaves the collector alone.
-_LEAVE_GC = _os.environ.get("CELLKIT_GC_FREEZE", "1").strip().lower() in ("0", "off", "false", "no")
-_GC_WAS_ON = _gc.isenabled()
-if not _LEAVE_GC:
-    _gc.disable()
-try:
+# A short script pays its imports every time: the collector is paused while cellkit, JAX and NumPy import,
+# and the objects made are then frozen (see cellkit.startup; CELLKIT_GC_FREEZE=0 opts out).
+with _startup.collector_paused(freeze=True):
+    _startup.import_jax()   # (JAX's ROCm plugin scan narrowed to jax-rocm distributions)
     from . import compilation_cache
     compilation_cache.configure()   # JAX's persistent compilation cache, on unless CELLKIT_COMPILATION_CACHE=0
     from .compilation_cache import clear_compilation_cache
@@ -83,11 +76,6 @@ try:
         """``%unload_ext cellkit``: undo :func:`load_ipython_extension`."""
         from .compat.ipython import unload_ipython_extension as unload
         unload(ipython)
-finally:
-    if not _LEAVE_GC:
-        _gc.freeze()   # (before the collector resumes: else its next collection walks every object made)
-    if _GC_WAS_ON:
-        _gc.enable()
 
 
 from .version import __version__

@@ -11,8 +11,11 @@
 (True, True)
 """
 
-from . import config, engine, text, transforms, vision
-from .engine import *  # noqa: F401,F403
-from .engine import zip  # noqa: A004
+from ..startup import collector_paused
+
+with collector_paused():   # (grain's import, about 100,000 objects, without the collections it would trigger)
+    from . import config, engine, text, transforms, vision
+    from .engine import *  # noqa: F401,F403
+    from .engine import zip  # noqa: A004
 
 __all__ = ["config", "text", "transforms", "vision", *engine.__all__]

@@ -25,11 +25,13 @@ from __future__ import annotations
 import math
 
 import jax.numpy as jnp
-import optax
 
 from ..cell import Cell
 from ..parameter import Parameter
 from . import _lr_checks as check
+from ..startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR", "InverseDecayLR", "CosineDecayLR",
            "PolynomialDecayLR", "WarmUpLR"]

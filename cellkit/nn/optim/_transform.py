@@ -23,7 +23,9 @@ import collections
 
 import jax
 import jax.numpy as jnp
-import optax
+from ...startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["elementwise"]
 

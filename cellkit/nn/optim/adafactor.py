@@ -15,10 +15,12 @@ import collections
 import numbers
 
 import jax.numpy as jnp
-import optax
 
 from ._checks import check_bool, check_float, check_type_float
 from .optimizer import Optimizer
+from ...startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["AdaFactor"]
 

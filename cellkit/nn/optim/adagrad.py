@@ -14,11 +14,13 @@ from __future__ import annotations
 import warnings
 
 import jax.numpy as jnp
-import optax
 
 from ._checks import check_bool, check_float, check_type_float
 from ._transform import elementwise
 from .optimizer import Optimizer
+from ...startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["Adagrad", "ProximalAdagrad", "Adadelta", "FTRL"]
 

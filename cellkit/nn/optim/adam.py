@@ -20,10 +20,12 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 
 from ._checks import check_bool, check_float
 from .optimizer import Optimizer
+from ...startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["Adam", "AdamWeightDecay", "AdamW", "scale_by_mindspore_adam", "add_beta_powers"]
 

@@ -12,12 +12,14 @@ array([0.9, 2.1], dtype=float32)
 from __future__ import annotations
 
 import jax.numpy as jnp
-import optax
 
 from ._checks import check_bool, check_float, check_type_float
 from ._transform import elementwise
 from .adam import Adam, _f32, add_beta_powers
 from .optimizer import Optimizer
+from ...startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["AdaMax", "LazyAdam", "Lamb"]
 

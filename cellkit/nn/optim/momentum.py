@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import warnings
 
-import optax
 
 from ._checks import check_bool, check_float
 from .optimizer import Optimizer, add_momentum
+from ...startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["Momentum"]
 

@@ -67,7 +67,6 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 
 from ... import host_ops, ops
 from ...cell import Cell
@@ -79,6 +78,9 @@ from ._checks import is_number, value_of
 from .lr_source import LearningRates
 from .ms_members import MindSporeMembers, opt_init_args_register
 from .param_groups import ParameterGroups, centralize
+from ...startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["Optimizer", "add_momentum", "opt_init_args_register"]
 

@@ -12,10 +12,12 @@ array([0.9895, 2.021 ], dtype=float32)
 from __future__ import annotations
 
 import jax.numpy as jnp
-import optax
 
 from ._checks import check_bool, check_float
 from .optimizer import Optimizer
+from ...startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["RMSProp"]
 

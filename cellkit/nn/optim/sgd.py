@@ -13,10 +13,12 @@ array([0.971, 2.058], dtype=float32)
 from __future__ import annotations
 
 import jax.numpy as jnp
-import optax
 
 from ._checks import check_bool, check_float
 from .optimizer import Optimizer, add_momentum
+from ...startup import lazy_module
+
+optax = lazy_module("optax")
 
 __all__ = ["SGD"]
 
