@@ -56,15 +56,17 @@ def _bits(k1, k2, start, count, dtype):
     b1, b2 = threefry2x32(k1, k2, (index >> np.uint64(32)).astype(np.uint32), index.astype(np.uint32))
     if np.dtype(dtype).itemsize == 8:
         return (b1.astype(np.uint64) << np.uint64(32)) | b2.astype(np.uint64)
-    return b1 ^ b2
+    return np.bitwise_xor(b1, b2, out=b1)
 
 
-def _unit(bits, dtype):
-    """jax.random.uniform's floats in [0, 1) of ``bits`` (exact: shifts, a bit cast, a subtraction of 1)."""
+def _unit(bits, dtype, out=None):
+    """jax.random.uniform's floats in [0, 1) of ``bits`` (exact: shifts, a bit cast, a subtraction of 1),
+    written into ``out`` when given."""
     finfo = np.finfo(dtype)
     uint = bits.dtype
-    float_bits = (bits >> uint.type(finfo.bits - finfo.nmant)) | np.array(1.0, dtype).view(uint)
-    return float_bits.view(dtype) - np.array(1.0, dtype)
+    bits >>= uint.type(finfo.bits - finfo.nmant)   # (in place: the bits are this call's own)
+    bits |= np.array(1.0, dtype).view(uint)
+    return np.subtract(bits.view(dtype), np.array(1.0, dtype), out=out)
 
 
 @functools.partial(eager_options_jit, static_argnums=(0,))   # (the same bits as XLA's defaults: tested)
@@ -91,14 +93,14 @@ def standard(kind, key, shape, dtype, lower=-2.0, upper=2.0):
     k1, k2 = np.asarray(jax.random.key_data(key)).astype(np.uint32).ravel()[:2]
     n = math.prod(shape)
     bounds = np.asarray(lower, dtype), np.asarray(upper, dtype)
-    parts = []
+    flat = np.empty(n, dtype)
     for start in range(0, n, CHUNK):
         count = min(CHUNK, n - start)
-        unit = _unit(_bits(k1, k2, start, count, dtype), dtype)
-        if kind != "uniform":
-            padded = np.zeros(CHUNK, dtype)
-            padded[:count] = unit
-            unit = np.asarray(_chunk(kind, padded, *bounds))[:count]
-        parts.append(unit)
-    flat = np.concatenate(parts) if parts else np.zeros(0, dtype)
+        bits = _bits(k1, k2, start, count, dtype)
+        if kind == "uniform":
+            _unit(bits, dtype, out=flat[start:start + count])
+            continue
+        unit = np.zeros(CHUNK, dtype)   # (the one executable's length: a last, shorter chunk padded)
+        _unit(bits, dtype, out=unit[:count])
+        flat[start:start + count] = np.asarray(_chunk(kind, unit, *bounds))[:count]
     return flat.reshape(shape)

@@ -194,9 +194,20 @@ def _uniform(key, shape, dtype, lo, hi):
 
 
 def _real(key, shape, dtype, draw):
-    """Draw in float32 (or the float dtype asked for), then cast."""
+    """Draw in float32 (or the float dtype asked for), then cast (a host draw already of that dtype: as is)."""
     work = dtype if np.dtype(dtype).kind == "f" else np.float32
-    return draw(key, shape, work).astype(dtype)
+    out = draw(key, shape, work)
+    return out.astype(dtype, copy=False) if isinstance(out, np.ndarray) else out.astype(dtype)
+
+
+def _affine(x, scale, shift=None):
+    """``scale * x`` (``shift + scale * x`` with a shift): a host draw's array in place, with the same
+    roundings (its dtype kept by both steps); else as written."""
+    if not (isinstance(x, np.ndarray) and x.flags.writeable and np.result_type(scale, x) == x.dtype
+            and (shift is None or np.result_type(shift, x) == x.dtype)):
+        return scale * x if shift is None else shift + scale * x
+    np.multiply(x, scale, out=x)
+    return x if shift is None else np.add(x, shift, out=x)
 
 
 @_register("zero", "zeros")
@@ -238,7 +249,7 @@ class Normal(Initializer):
 
     def generate(self, key, shape, dtype):
         return _real(key, shape, dtype,
-                     lambda k, s, d: self.mean + self.sigma * _normal(k, s, d))
+                     lambda k, s, d: _affine(_normal(k, s, d), self.sigma, self.mean))
 
 
 @_register()
@@ -265,7 +276,8 @@ class TruncatedNormal(Initializer):
     def generate(self, key, shape, dtype):
         lo, hi = (self.a - self.mean) / self.sigma, (self.b - self.mean) / self.sigma
         if isinstance(key, _HostDraw):
-            return _real(key, shape, dtype, lambda k, s, d: self.mean + self.sigma * k.truncated_normal(lo, hi, s, d))
+            return _real(key, shape, dtype,
+                         lambda k, s, d: _affine(k.truncated_normal(lo, hi, s, d), self.sigma, self.mean))
         return _real(key, shape, dtype, lambda k, s, d: self.mean + self.sigma *
                      jax.random.truncated_normal(k, lo, hi, s, d))
 
@@ -295,7 +307,7 @@ class XavierNormal(Initializer):
     def generate(self, key, shape, dtype):
         fan_in, fan_out = _fans(shape)
         std = self.gain * math.sqrt(2.0 / (fan_in + fan_out))
-        return _real(key, shape, dtype, lambda k, s, d: std * _normal(k, s, d))
+        return _real(key, shape, dtype, lambda k, s, d: _affine(_normal(k, s, d), std))
 
 
 def _he_std(shape, negative_slope, mode, nonlinearity):
@@ -329,7 +341,7 @@ class HeNormal(Initializer):
 
     def generate(self, key, shape, dtype):
         std = _he_std(shape, self.negative_slope, self.mode, self.nonlinearity)
-        return _real(key, shape, dtype, lambda k, s, d: std * _normal(k, s, d))
+        return _real(key, shape, dtype, lambda k, s, d: _affine(_normal(k, s, d), std))
 
 
 @_register()
