@@ -35,7 +35,7 @@ try:   # (jax.extend.core's own name; importing jax.extend loads Pallas, ~13 ms 
 except ImportError:   # another jax
     from jax.extend.core import jaxpr_as_fun
 
-from . import host_ops
+from . import host_ops, tracing
 from .tiered_jit import tiered_jit
 
 __all__ = ["linearize"]
@@ -97,7 +97,7 @@ def _split(fn, shapes, moving, on_host):
             return fn(*full)
         out, tangent = jax.jvp(of_moving, tuple(values[i] for i in moving), tuple(tangents))
         return jax.tree_util.tree_leaves(out) + jax.tree_util.tree_leaves(tangent)
-    closed = jax.make_jaxpr(jvp_flat)(*shapes, *[shapes[i] for i in moving])
+    closed, _ = tracing.trace(jvp_flat, *shapes, *[shapes[i] for i in moving])
     m = len(closed.out_avals) // 2
     known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr_nounits(
         closed, [False] * n + [True] * len(moving), [False] * m + [True] * m)

@@ -40,7 +40,7 @@ import os
 import jax
 import numpy as np
 
-from . import host_compute
+from . import host_compute, tracing
 
 __all__ = ["plan", "run", "differentiable", "eval_inlined", "kind", "unsuited", "usable", "small", "local", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
            "UNSUITED", "NEVER", "EXACT", "COMPUTE", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
@@ -291,7 +291,7 @@ def plan(fn, arrays, limit=MAX_ELEMENTS):
     better compiled once: the caller stops running it once its ``calls`` pass :data:`HOT`. A plan that
     computes (``exact`` False) is kept for good, so a signature always gives the same bits.
     """
-    closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*arrays)
+    closed, shapes = tracing.trace(fn, *arrays)
     found = kind(closed.jaxpr)
     if found is None or found == NEVER:
         return found
