@@ -28,8 +28,8 @@ import jax.numpy as jnp
 
 from ..cell import Cell
 from ..parameter import Parameter
-from . import _lr_checks as check
 from ..startup import lazy_module
+from . import _lr_checks as check
 
 optax = lazy_module("optax")
 

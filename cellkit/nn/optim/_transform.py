@@ -23,6 +23,7 @@ import collections
 
 import jax
 import jax.numpy as jnp
+
 from ...startup import lazy_module
 
 optax = lazy_module("optax")

@@ -16,9 +16,9 @@ import numbers
 
 import jax.numpy as jnp
 
+from ...startup import lazy_module
 from ._checks import check_bool, check_float, check_type_float
 from .optimizer import Optimizer
-from ...startup import lazy_module
 
 optax = lazy_module("optax")
 

@@ -21,9 +21,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...startup import lazy_module
 from ._checks import check_bool, check_float
 from .optimizer import Optimizer
-from ...startup import lazy_module
 
 optax = lazy_module("optax")
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from ...startup import lazy_module
 from ._checks import check_bool, check_float, check_type_float
 from ._transform import elementwise
 from .adam import Adam, _f32, add_beta_powers
 from .optimizer import Optimizer
-from ...startup import lazy_module
 
 optax = lazy_module("optax")
 

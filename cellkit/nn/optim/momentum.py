@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import warnings
 
-
+from ...startup import lazy_module
 from ._checks import check_bool, check_float
 from .optimizer import Optimizer, add_momentum
-from ...startup import lazy_module
 
 optax = lazy_module("optax")
 

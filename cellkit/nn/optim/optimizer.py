@@ -71,6 +71,7 @@ import numpy as np
 from ... import host_ops, ops
 from ...cell import Cell
 from ...parameter import Parameter, ParameterTuple
+from ...startup import lazy_module
 from ...tensor import host_to_device
 from ...host_steps import HostFirst
 from ...tiered_jit import tiered_jit
@@ -78,7 +79,6 @@ from ._checks import is_number, value_of
 from .lr_source import LearningRates
 from .ms_members import MindSporeMembers, opt_init_args_register
 from .param_groups import ParameterGroups, centralize
-from ...startup import lazy_module
 
 optax = lazy_module("optax")
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from ...startup import lazy_module
 from ._checks import check_bool, check_float
 from .optimizer import Optimizer
-from ...startup import lazy_module
 
 optax = lazy_module("optax")
 

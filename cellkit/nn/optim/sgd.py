@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from ...startup import lazy_module
 from ._checks import check_bool, check_float
 from .optimizer import Optimizer, add_momentum
-from ...startup import lazy_module
 
 optax = lazy_module("optax")
 
