@@ -187,6 +187,12 @@ def _normal(key, shape, dtype):
     return key.normal(shape, dtype) if isinstance(key, _HostDraw) else jax.random.normal(key, shape, dtype)
 
 
+def _truncated_normal(key, lo, hi, shape, dtype):
+    if isinstance(key, _HostDraw):
+        return key.truncated_normal(lo, hi, shape, dtype)
+    return jax.random.truncated_normal(key, lo, hi, shape, dtype)
+
+
 def _uniform(key, shape, dtype, lo, hi):
     if isinstance(key, _HostDraw):
         return key.uniform(shape, dtype, lo, hi)
@@ -275,11 +281,8 @@ class TruncatedNormal(Initializer):
 
     def generate(self, key, shape, dtype):
         lo, hi = (self.a - self.mean) / self.sigma, (self.b - self.mean) / self.sigma
-        if isinstance(key, _HostDraw):
-            return _real(key, shape, dtype,
-                         lambda k, s, d: _affine(k.truncated_normal(lo, hi, s, d), self.sigma, self.mean))
-        return _real(key, shape, dtype, lambda k, s, d: self.mean + self.sigma *
-                     jax.random.truncated_normal(k, lo, hi, s, d))
+        return _real(key, shape, dtype,
+                     lambda k, s, d: _affine(_truncated_normal(k, lo, hi, s, d), self.sigma, self.mean))
 
 
 @_register("xavier_uniform")
