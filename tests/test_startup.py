@@ -107,3 +107,56 @@ def test_dataset_import_runs_no_collection():
                   "gc.callbacks.append(lambda phase, info: phase == 'start' and runs.append(info['generation'])); "
                   "import cellkit.dataset; print(len(runs), gc.isenabled())")
     assert int(out[0]) <= 2 and out[1] == "True"   # (a young collection at most, once resumed)
+
+
+def _package(tmp_path, name):
+    """A package whose __init__ imports its submodule ``heavy`` (which records, in ``builtins``, that it ran)."""
+    root = tmp_path / name
+    root.mkdir()
+    (root / "__init__.py").write_text("from . import heavy\nfrom .heavy import __name__ as _heavy_name\n"
+                                      "LIGHT = 1\n")
+    (root / "heavy.py").write_text("import builtins\nbuiltins.HEAVY_RUNS = getattr(builtins, 'HEAVY_RUNS', 0) + 1\n"
+                                   "VALUE = 42\n__all__ = ['VALUE']\ndef helper():\n    return VALUE\n")
+    return root
+
+
+def test_defer_submodule_runs_its_code_on_the_first_attribute_read(tmp_path):
+    _package(tmp_path, "deferpkg")
+    out = _python(f"import sys, builtins; sys.path.insert(0, {str(tmp_path)!r}); from cellkit import startup; "
+                  "print(startup.defer_submodule('deferpkg.heavy')); import deferpkg; "
+                  "print(getattr(builtins, 'HEAVY_RUNS', 0), deferpkg.LIGHT); "
+                  "print(deferpkg.heavy.VALUE, builtins.HEAVY_RUNS, deferpkg.heavy.helper()); "
+                  "print(deferpkg.heavy is sys.modules['deferpkg.heavy'], type(deferpkg.heavy).__name__); "
+                  "from deferpkg.heavy import *; print(VALUE)")
+    # (``from .heavy import __name__`` in the package reads metadata only: no run)
+    assert out == ["True", "0", "1", "42", "1", "42", "True", "module", "42"]
+
+
+def test_defer_submodule_leaves_imported_or_missing_modules_alone(tmp_path):
+    _package(tmp_path, "deferpkg2")
+    out = _python(f"import sys; sys.path.insert(0, {str(tmp_path)!r}); from cellkit import startup; "
+                  "print(startup.defer_submodule('deferpkg2.nothere'), startup.defer_submodule('json.decoder'), "
+                  "startup.defer_submodule('nopackage_xyz.sub'), startup.defer_submodule('toplevel')); "
+                  "import deferpkg2; print(startup.defer_submodule('deferpkg2.heavy'), deferpkg2.heavy.VALUE)")
+    assert out == ["False", "False", "False", "False", "False", "42"]
+
+
+def test_deferred_dir_loads_and_a_failing_run_is_retried(tmp_path):
+    root = _package(tmp_path, "deferpkg3")
+    (root / "heavy.py").write_text("import os\nif os.environ.get('FAIL_HEAVY'):\n    raise ImportError('no')\n"
+                                   "VALUE = 7\n")
+    out = _python(f"import os, sys; sys.path.insert(0, {str(tmp_path)!r}); from cellkit import startup; "
+                  "startup.defer_submodule('deferpkg3.heavy'); import deferpkg3; os.environ['FAIL_HEAVY'] = '1'\n"
+                  "try:\n    deferpkg3.heavy.VALUE\nexcept ImportError as e:\n    print('failed', e)\n"
+                  "del os.environ['FAIL_HEAVY']; print(deferpkg3.heavy.VALUE, 'VALUE' in dir(deferpkg3.heavy))")
+    assert out == ["failed", "no", "7", "True"]
+
+
+def test_dataset_import_defers_grains_checkpoint_handlers():
+    pytest.importorskip("grain")
+    out = _python("import sys, cellkit.dataset, grain; print('orbax.checkpoint' in sys.modules); "
+                  "from grain._src.python.checkpoint import handler; "
+                  "print(grain.checkpoint.CheckpointHandler is handler.CheckpointHandler, "
+                  "grain.checkpoint is sys.modules['grain.checkpoint'], type(grain.checkpoint).__name__, "
+                  "hasattr(grain.checkpoint, 'CheckpointSave') == hasattr(handler, 'CheckpointSave'))")
+    assert out == ["False", "True", "True", "module", "True"]

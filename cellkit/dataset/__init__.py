@@ -11,8 +11,9 @@
 (True, True)
 """
 
-from ..startup import collector_paused
+from ..startup import collector_paused, defer_submodule
 
+defer_submodule("grain.checkpoint")   # (its Orbax handlers: 95 ms of grain's import, unused here)
 with collector_paused():   # (grain's import, about 100,000 objects, without the collections it would trigger)
     from . import config, engine, text, transforms, vision
     from .engine import *  # noqa: F401,F403
