@@ -41,24 +41,26 @@ from .tiered_jit import tiered_jit
 __all__ = ["linearize"]
 
 
-def linearize(fn, primals, host=True):
+def linearize(fn, primals, host=True, family=None):
     """``fn`` as a ``jax.custom_jvp`` whose forward values come from the host (``host`` and the arrays
     allow it) or a top-level executable, for calls with primal values like ``primals``; None when that
-    cannot be done (an output that is not floating, a JVP JAX refuses: a ``custom_vjp`` inside)."""
+    cannot be done (an output that is not floating, a JVP JAX refuses: a ``custom_vjp`` inside).
+    ``family``: what names ``fn`` for any shapes, for :func:`cellkit.tracing.trace`."""
     try:
-        return _linearize(fn, primals, host)
+        return _linearize(fn, primals, host, family)
     except Exception:   # noqa: BLE001 - a JVP that cannot be split or run here: JAX's own path
         return None
 
 
-def _linearize(fn, primals, host):
+def _linearize(fn, primals, host, family):
     shapes = [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in primals]
-    out_leaves, out_tree = jax.tree_util.tree_flatten(jax.eval_shape(fn, *shapes))
-    if not out_leaves or not all(np.issubdtype(o.dtype, np.inexact) for o in out_leaves):
-        return None
     inexact = tuple(i for i, a in enumerate(shapes) if np.issubdtype(a.dtype, np.inexact))
     on_host = host and host_ops.small(primals)
-    splits = {}   # the inputs with a nonzero tangent -> (forward runner, tangent function, m)
+    # Every floating input differentiated (the usual call): split now, so that a JVP that cannot be
+    # split (or an output that is not floating) fails here, outside the grad, and the op is left to JAX.
+    out_tree = []
+    splits = {inexact: _split(fn, shapes, inexact, on_host, family, out_tree)}
+    out_tree = out_tree[0]   # the inputs with a nonzero tangent -> (forward runner, tangent function, m)
 
     def rule(values, tangents):
         # Symbolic zeros: an input that is not differentiated (data, labels, moving statistics) is a
@@ -66,7 +68,7 @@ def _linearize(fn, primals, host):
         moving = tuple(i for i in inexact if not isinstance(tangents[i], SymbolicZero))
         split = splits.get(moving)
         if split is None:
-            split = splits[moving] = _split(fn, shapes, moving, on_host)
+            split = splits[moving] = _split(fn, shapes, moving, on_host, family)
         forward, tangent, m = split
         outs = forward(list(values))
         moved = tangent(outs[m:], [tangents[i] for i in moving])
@@ -74,16 +76,14 @@ def _linearize(fn, primals, host):
 
     op = jax.custom_jvp(fn)
     op.defjvp(rule, symbolic_zeros=True)
-    # Every floating input differentiated (the usual call): split now, so that a JVP that cannot be
-    # split fails here, outside the grad, and the op is left to JAX.
-    splits[inexact] = _split(fn, shapes, inexact, on_host)
     return op
 
 
-def _split(fn, shapes, moving, on_host):
+def _split(fn, shapes, moving, on_host, family=None, out_tree=None):
     """The op's JVP split for tangents of the inputs ``moving``: a runner of the part that depends on
     the values only (outputs, then residuals), a function of (residuals, tangents) for the rest, and
-    the number of outputs."""
+    the number of outputs (their tree appended to the list ``out_tree`` when given). Raises when an
+    output is not floating, or there is none."""
     from jax._src.interpreters import partial_eval as pe
     n = len(shapes)
 
@@ -96,9 +96,15 @@ def _split(fn, shapes, moving, on_host):
                 full[i] = x
             return fn(*full)
         out, tangent = jax.jvp(of_moving, tuple(values[i] for i in moving), tuple(tangents))
-        return jax.tree_util.tree_leaves(out) + jax.tree_util.tree_leaves(tangent)
-    closed, _ = tracing.trace(jvp_flat, *shapes, *[shapes[i] for i in moving])
+        leaves, tree = jax.tree_util.tree_flatten(out)
+        if out_tree is not None:
+            out_tree.append(tree)
+        return leaves + jax.tree_util.tree_leaves(tangent)
+    closed, _ = tracing.trace(jvp_flat, *shapes, *[shapes[i] for i in moving],
+                              family=None if family is None else ("jvp", family))
     m = len(closed.out_avals) // 2
+    if not m or not all(np.issubdtype(a.dtype, np.inexact) for a in closed.out_avals[:m]):
+        raise ValueError("an output that is not floating, or none")
     known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr_nounits(
         closed, [False] * n + [True] * len(moving), [False] * m + [True] * m)
     if any(out_unknowns[:m]):

@@ -236,7 +236,7 @@ def _wrap(fn, compile):
         if plan is _MISS:
             if len(by_signature) >= MAX_ENTRIES:
                 by_signature.clear()
-            plan = by_signature[signature] = _plan(_body(fn, *key), arrays)
+            plan = by_signature[signature] = _plan(_body(fn, *key), arrays, (fn, key))
             if plan is host_ops.NEVER:
                 plans[key] = False   # never asked again
                 if whole:
@@ -271,7 +271,7 @@ def _wrap(fn, compile):
                     grads.clear()
                 on_host = isinstance(plan, host_ops.Plan) or plan is host_ops.PASSTHROUGH
                 with _Guarded():
-                    op = eager_grad.linearize(_body(fn, *key), primals, host=on_host)
+                    op = eager_grad.linearize(_body(fn, *key), primals, host=on_host, family=(fn, key))
             grads[signature] = op
         if op is None:
             return _MISS
@@ -411,11 +411,12 @@ def _first_call(jitted, dynamic):
         return jitted(*dynamic)
 
 
-def _plan(body, dynamic):
-    """A host_ops plan of ``body`` for these arrays (traced guarded), or None."""
+def _plan(body, dynamic, family=None):
+    """A host_ops plan of ``body`` for these arrays (traced guarded; ``family`` names the op and its
+    static arguments, for :func:`cellkit.tracing.trace`), or None."""
     try:
         with _Guarded():
-            return host_ops.plan(body, dynamic)
+            return host_ops.plan(body, dynamic, family=family)
     except Exception:   # noqa: BLE001 - stateful, needs values, warns, fails: not a host op
         return None
 

@@ -279,7 +279,7 @@ def set_compute(on: bool) -> None:
     _compute[0] = bool(on)
 
 
-def plan(fn, arrays, limit=MAX_ELEMENTS):
+def plan(fn, arrays, limit=MAX_ELEMENTS, family=None):
     """``fn(*arrays)``'s jaxpr as a :class:`Plan` when NumPy can run it; None when it cannot for these
     arrays, :data:`NEVER` when it uses a primitive the host never runs (for no arrays at all).
 
@@ -291,7 +291,7 @@ def plan(fn, arrays, limit=MAX_ELEMENTS):
     better compiled once: the caller stops running it once its ``calls`` pass :data:`HOT`. A plan that
     computes (``exact`` False) is kept for good, so a signature always gives the same bits.
     """
-    closed, shapes = tracing.trace(fn, *arrays)
+    closed, shapes = tracing.trace(fn, *arrays, family=family)
     found = kind(closed.jaxpr)
     if found is None or found == NEVER:
         return found

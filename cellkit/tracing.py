@@ -13,6 +13,17 @@ The direct path uses JAX internals. The first call checks it against
 weak types); where this JAX differs, or lacks them, every call takes
 ``jax.make_jaxpr``.
 
+**Families.** A caller that traces the same op for one shape after another
+(a growing cache, a new batch size) names the op's *family*. JAX's own
+functions inside an op are jitted each (``jnp.matmul``, ``jax.nn.softmax``):
+traced as they are, each makes a jaxpr of its own per new shape, which is then
+inlined, about 60 % of the op's trace. Under ``jax.disable_jit()`` they run
+as plain Python on the tracers instead, which gives the same values (that is
+``disable_jit``'s promise) in an equation list without the nested calls. It
+would also unroll a ``lax.scan`` and try a ``while_loop`` in Python, so a
+family is traced that way only once its first trace, made as above, holds
+no loop (``scan``, ``while``) at any depth.
+
 >>> import jax.numpy as jnp
 >>> closed, shapes = trace(lambda x: {"y": jnp.sin(x) * 2}, jnp.ones(3))
 >>> [eqn.primitive.name for eqn in closed.jaxpr.eqns], shapes["y"].shape
@@ -24,9 +35,12 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-__all__ = ["trace"]
+__all__ = ["trace", "has_loop", "MAX_FAMILIES"]
 
+MAX_FAMILIES = 4096
+LOOPS = frozenset({"scan", "while"})
 _direct = []   # [function or None], decided on the first call
+_loop_free = {}   # family -> whether its first trace held no loop
 
 
 def _make_jaxpr(fn, args):
@@ -75,10 +89,40 @@ def _choose():
     return None
 
 
-def trace(fn, *args):
+def _inner(params):
+    for value in params.values():
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            inner = getattr(item, "jaxpr", item)
+            if hasattr(inner, "eqns"):
+                yield inner
+
+
+def has_loop(jaxpr) -> bool:
+    """Whether ``jaxpr`` (a Jaxpr or ClosedJaxpr) holds a ``scan`` or ``while`` equation at any depth."""
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+    return any(eqn.primitive.name in LOOPS or any(has_loop(inner) for inner in _inner(eqn.params))
+               for eqn in jaxpr.eqns)
+
+
+def trace(fn, *args, family=None):
     """``jax.make_jaxpr(fn, return_shape=True)(*args)``: the closed jaxpr of ``fn`` for arguments of these
-    shapes and dtypes (arrays, ``ShapeDtypeStruct``, Python scalars), and its output shapes."""
+    shapes and dtypes (arrays, ``ShapeDtypeStruct``, Python scalars), and its output shapes.
+
+    ``family`` (hashable: the op and its static arguments) names what ``fn`` computes for any shapes; once
+    a family's first trace shows no loop, later ones trace JAX's jitted functions inline (the module's
+    text): the same values, in other equations."""
     if not _direct:
         _direct.append(_choose())
     direct = _direct[0]
-    return (direct or _make_jaxpr)(fn, args)
+    if family is None or direct is None:
+        return (direct or _make_jaxpr)(fn, args)
+    loop_free = _loop_free.get(family)
+    if loop_free:
+        with jax.disable_jit():
+            return direct(fn, args)
+    traced = direct(fn, args)
+    if loop_free is None:
+        if len(_loop_free) >= MAX_FAMILIES:
+            _loop_free.clear()   # (bounded: a family forgotten is traced as a first one again)
+        _loop_free[family] = not has_loop(traced[0])
+    return traced

@@ -60,6 +60,8 @@ def test_a_custom_vjp_inside_keeps_its_rule_and_an_integer_result_is_left_to_jax
     with pytest.raises(TypeError, match="forward-mode"):   # as JAX says for g itself
         jax.jvp(op, (jnp.ones(3),), (jnp.ones(3),))
     assert eager_grad.linearize(lambda x: jnp.argmax(x), [jnp.ones(3)]) is None   # an integer output
+    assert eager_grad.linearize(lambda x: (x * 2, jnp.argmax(x)), [jnp.ones(3)]) is None   # one of two
+    assert eager_grad.linearize(lambda x: (), [jnp.ones(3)]) is None   # no output
 
 
 def test_labels_are_not_differentiated():

@@ -197,3 +197,24 @@ def test_a_backward_running_python_stays_op_by_op():
     for _ in range(2):
         assert np.allclose(g(jnp.ones(3)), 2.0)
     assert calls == [3.0, 3.0]
+
+
+def test_an_op_traced_again_for_new_shapes_keeps_its_values(monkeypatch):
+    # After its first trace shows no loop, an op's family (the op, its static arguments) is traced with
+    # JAX's jitted functions inline (cellkit.tracing), on the host and under an eager grad alike.
+    from cellkit import tracing
+    monkeypatch.setattr(tracing, "_loop_free", {})
+
+    def attend(q, k, scale=0.5):
+        return jax.nn.softmax(jnp.matmul(q, k.T) * scale, axis=-1) @ k
+
+    op = wrap(attend)
+    rng = np.random.default_rng(0)
+    for n in (3, 4, 5):
+        q, k = (jnp.asarray(rng.normal(size=(n, 8)).astype(np.float32)) for _ in range(2))
+        np.testing.assert_allclose(op(q, k, scale=0.25), attend(q, k, scale=0.25), rtol=1e-6, atol=1e-6)
+        loss = lambda a, b, f: f(a, b, scale=0.25).sum()   # noqa: E731
+        for g, w in zip(jax.grad(loss, (0, 1))(q, k, op), jax.grad(loss, (0, 1))(q, k, attend)):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    families = [f for f in tracing._loop_free if attend in (f[0], f[1][0])]
+    assert len(families) == 2 and all(tracing._loop_free[f] for f in families)   # (host plan, JVP split)

@@ -86,3 +86,100 @@ def test_a_direct_path_that_differs_is_not_used(monkeypatch):
     monkeypatch.setattr(tracing, "_direct", [])
     closed, _ = tracing.trace(lambda x: jnp.cos(x), jnp.ones(3))
     assert tracing._direct == [None] and [e.primitive.name for e in closed.jaxpr.eqns] == ["cos"]
+
+
+# ----- families: a loop-free op traced again for new shapes, JAX's jitted functions inline ----------
+
+def _attention(q, k, mask):
+    s = jnp.where(mask, jnp.matmul(q, jnp.swapaxes(k, -1, -2)) / jnp.sqrt(q.shape[-1]), -1e9)
+    return jax.nn.softmax(s, axis=-1).mean(axis=1), jnp.concatenate([q, k], axis=-1)
+
+
+def _layer_norm(x, g, b):
+    m, v = jnp.mean(x, -1, keepdims=True), jnp.var(x, -1, keepdims=True)
+    return (x - m) / jnp.sqrt(v + 1e-5) * g + b
+
+
+def _cross_entropy(logits, labels):
+    return -jnp.take_along_axis(jax.nn.log_softmax(logits), labels[:, None], axis=1).mean()
+
+
+def _conv_gelu(x, w):
+    y = jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+    return jnp.clip(jax.nn.gelu(y), -3, 3) ** 2
+
+
+def _spec(*shapes):
+    return [jax.ShapeDtypeStruct(s, d) for s, d in shapes]
+
+
+FAMILIES = {
+    "attention": (_attention, lambda n: _spec(((2, n, 8), jnp.float32), ((2, n, 8), jnp.float32),
+                                              ((2, n, n), jnp.bool_))),
+    "layer norm": (_layer_norm, lambda n: _spec(((n, 16), jnp.float32), ((16,), jnp.float32),
+                                                ((16,), jnp.float32))),
+    "cross entropy": (_cross_entropy, lambda n: _spec(((n, 5), jnp.float32), ((n,), jnp.int32))),
+    "conv and gelu": (_conv_gelu, lambda n: _spec(((1, 2, n, n), jnp.float32), ((3, 2, 3, 3), jnp.float32))),
+}
+
+
+_CALLS = ("jit", "pjit", "closed_call")
+
+
+def _concrete(specs, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.random(s.shape) < 0.7 if s.dtype == jnp.bool_ else
+            rng.integers(0, 5, s.shape).astype(s.dtype) if s.dtype == jnp.int32 else
+            rng.normal(size=s.shape).astype(s.dtype) for s in specs]
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_a_loop_free_family_is_traced_again_inline_to_the_same_values(name, monkeypatch):
+    # (Inline, a jitted function's Python scalars stay literals: jnp.var's ddof, jnp.where's -1e9. The
+    # equations differ there, not the values: both jaxprs are evaluated equation by equation.)
+    from cellkit import host_ops
+    monkeypatch.setattr(tracing, "_loop_free", {})
+    fn, specs = FAMILIES[name]
+    first, _ = tracing.trace(fn, *specs(4), family=("test", name))
+    assert _describe(first) == _describe(jax.make_jaxpr(fn)(*specs(4)))   # (the first: make_jaxpr's own)
+    assert tracing._loop_free == {("test", name): True}
+    again, shapes = tracing.trace(fn, *specs(6), family=("test", name))
+    want, want_shapes = jax.make_jaxpr(fn, return_shape=True)(*specs(6))
+    assert any(e.primitive.name in _CALLS for e in want.jaxpr.eqns)
+    assert not any(e.primitive.name in _CALLS for e in again.jaxpr.eqns)   # (inline: no nested jaxprs)
+    assert jax.tree_util.tree_structure(shapes) == jax.tree_util.tree_structure(want_shapes)
+    assert jax.tree_util.tree_leaves(shapes) == jax.tree_util.tree_leaves(want_shapes)   # (weak types too)
+    args = _concrete(specs(6), 0)
+    got = host_ops.eval_inlined(again.jaxpr, again.consts, *args)
+    expected = host_ops.eval_inlined(want.jaxpr, want.consts, *args)
+    for g, w in zip(got, expected):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+def _scan_sum(x):
+    return jax.lax.scan(lambda c, v: (c + v, c * v), jnp.zeros((), x.dtype), x)
+
+
+def _while_in_cond(x):
+    def body(v):
+        return jax.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, v))[1]
+    return jax.jit(lambda y: jax.lax.cond(y.sum() > 0, body, lambda v: v, y))(x)
+
+
+@pytest.mark.parametrize("fn", [_scan_sum, _while_in_cond], ids=["scan", "while inside cond inside jit"])
+def test_a_family_holding_a_loop_is_never_traced_inline(fn, monkeypatch):
+    monkeypatch.setattr(tracing, "_loop_free", {})
+    first, _ = tracing.trace(fn, jnp.ones(3), family="looped")
+    assert tracing.has_loop(first) and tracing._loop_free == {"looped": False}
+    again, _ = tracing.trace(fn, jnp.ones(5), family="looped")
+    assert _describe(again) == _describe(jax.make_jaxpr(fn)(jnp.ones(5)))   # (no loop unrolled)
+
+
+def test_has_loop_and_the_families_bound(monkeypatch):
+    assert not tracing.has_loop(jax.make_jaxpr(_layer_norm)(*FAMILIES["layer norm"][1](3)))
+    assert tracing.has_loop(jax.make_jaxpr(lambda x: jax.jit(_scan_sum)(x))(jnp.ones(2)))
+    monkeypatch.setattr(tracing, "_loop_free", {})
+    monkeypatch.setattr(tracing, "MAX_FAMILIES", 2)
+    for i in range(3):
+        tracing.trace(jnp.sin, jnp.ones(i + 1), family=i)
+    assert tracing._loop_free == {2: True}   # (full: forgotten, then the new one kept)
