@@ -157,6 +157,11 @@ def _classify(leaves):
             # An op may write into a Parameter argument (ops.embedding's max_norm, the in-place ops) or
             # read it through a frame: it keeps getting the Parameter itself, op by op.
             return None
+        elif type(leaf) is slice:   # (an index: unhashable before Python 3.12, kept by its three parts)
+            parts = (leaf.start, leaf.stop, leaf.step)
+            if not all(p is None or type(p) is int for p in parts):
+                return None
+            static.append((slice, parts))
         elif isinstance(leaf, _STATIC_TYPES) and not isinstance(leaf, np.ndarray):
             if isinstance(leaf, float) and leaf != leaf:   # NaN never equals itself: no cache key
                 return None
@@ -378,7 +383,7 @@ def _body(fn, treedef, static):
     """``fn`` as a function of the call's arrays only (the static leaves put back in place)."""
     def body(*dynamic):
         it = iter(dynamic)
-        leaves = [next(it) if s is None else s[-1] for s in static]
+        leaves = [next(it) if s is None else slice(*s[1]) if s[0] is slice else s[-1] for s in static]
         args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
         out = fn(*args, **kwargs)
         for leaf in jax.tree_util.tree_leaves(out):

@@ -58,6 +58,12 @@ except ImportError:   # another jax: nothing runs here
 
     def trace_state_clean():
         return False
+try:   # the traces of an eager differentiation (jax.jvp, jax.vjp, linearize): they stage nothing themselves
+    from jax._src.core import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
+    from jax._src.interpreters.ad import JVPTrace as _JVPTrace, LinearizeTrace as _LinearizeTrace
+    _DIFF_TRACES = (_JVPTrace, _LinearizeTrace)
+except ImportError:   # another jax: only outside every trace
+    _DIFF_TRACES = ()
 try:   # a device array straight from a NumPy array (jax.device_put's own path, without its overhead)
     from jax._src.lib import xla_client as _xc
     from jax._src.sharding_impls import SingleDeviceSharding as _Single
@@ -190,8 +196,19 @@ def on_cpu() -> bool:
 
 
 def ready() -> bool:
-    """:func:`on_cpu`, and no JAX trace is active (inside one, the op is staged as before)."""
-    return on_cpu() and trace_state_clean()
+    """:func:`on_cpu`, and no JAX trace is active but an eager differentiation's (``jvp``, ``vjp``,
+    ``grad`` over concrete values, where an op on concrete arrays gives a concrete array as it would
+    outside); inside a staging or batching trace the op is staged as before."""
+    return on_cpu() and (trace_state_clean() or _eager_differentiation())
+
+
+def _eager_differentiation() -> bool:
+    if not _DIFF_TRACES:
+        return False
+    trace = _trace_ctx.trace
+    while type(trace) in _DIFF_TRACES:
+        trace = trace.parent_trace
+    return type(trace) is _EvalTrace
 
 
 def usable(arrays) -> bool:

@@ -21,3 +21,31 @@ def compiles():
         yield box
     finally:
         monitoring.unregister_event_duration_listener(on_duration)
+
+
+@contextlib.contextmanager
+def compiled_names():
+    """``with compiled_names() as names: ...`` then ``names`` lists the functions JAX compiled (or read
+    back) inside, as its compile log names them (``jit(reshape)`` -> ``"reshape"``)."""
+    import logging
+    import re
+
+    import jax
+    names = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            found = re.match(r"Compiling jit\((.*?)\)", record.getMessage())
+            if found:
+                names.append(found.group(1))
+    logger, handler = logging.getLogger("jax._src.interpreters.pxla"), Collect()
+    level, was = logger.level, jax.config.jax_log_compiles
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    jax.config.update("jax_log_compiles", True)
+    try:
+        yield names
+    finally:
+        jax.config.update("jax_log_compiles", was)
+        logger.removeHandler(handler)
+        logger.setLevel(level)

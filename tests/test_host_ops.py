@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from compile_count import compiles
+from compile_count import compiled_names, compiles
 
 import cellkit as ms
 from cellkit import eager_jit, host_ops, ops
@@ -242,3 +242,48 @@ def test_an_output_given_twice_gets_two_buffers():
     a, b = host_ops.run(p, [x])
     assert a.unsafe_buffer_pointer() != b.unsafe_buffer_pointer()
     np.testing.assert_array_equal(a, b)
+
+
+INDICES = [(slice(None), -1), 0, -1, (Ellipsis, 1), (slice(0, 2), slice(None, None, -1)), (None, 1), (0, 1, 2),
+           (slice(1, None, 2),), (slice(None), None, slice(3, 0, -2))]
+
+
+def test_indexing_a_small_array_moves_data_on_the_host():
+    data = np.arange(2 * 3 * 43, dtype=np.float32).reshape(2, 3, 43)
+    x = ms.Tensor(data)
+    with compiles() as made:
+        got = [x[index] for index in INDICES]
+    assert made["n"] == 0
+    for index, g in zip(INDICES, got):
+        np.testing.assert_array_equal(g, data[index])
+        assert g.dtype == data[index].dtype
+    # Array and boolean indices: JAX's own indexing, the same values as NumPy's.
+    np.testing.assert_array_equal(x[ms.Tensor(np.array([1, 0], np.int32))], data[[1, 0]])
+    np.testing.assert_array_equal(x[x > 200], data[data > 200])
+    # On tracers: a staging trace indexes as before; an eager grad's gradient is unchanged.
+    np.testing.assert_array_equal(jax.jit(lambda a: a[:, -1])(x), data[:, -1])
+    g = jax.grad(lambda a: (a[1, ::-1] ** 2).sum())(x)
+    want = np.zeros_like(data)
+    want[1] = 2 * data[1]
+    np.testing.assert_array_equal(g, want)
+
+
+def test_under_an_eager_grad_concrete_arrays_move_on_the_host_but_inside_jit_they_are_staged():
+    seen = []
+
+    def loss(w, labels):
+        seen.append(host_ops.ready())
+        flat = labels.reshape(-1)   # (concrete: not differentiated)
+        return ((w * flat.astype(jnp.float32)) ** 2).sum()
+
+    w = ms.Tensor(np.arange(1, 7, dtype=np.float32))
+    labels = ms.Tensor(np.arange(6, dtype=np.int32).reshape(2, 3))
+    with compiled_names() as made:
+        g = ms.grad(loss)(w, labels)
+    assert seen == [True] and not {"reshape", "convert_element_type", "astype"} & set(made)   # (on the host)
+    np.testing.assert_array_equal(g, 2 * np.arange(1, 7) * np.arange(6) ** 2)
+    np.testing.assert_array_equal(jax.jit(jax.grad(loss))(w, labels), g)
+    assert seen[1:] == [False]   # (under jit, a grad's concrete arrays are staged: nothing on the host)
+    seen.clear()
+    jax.vmap(lambda a: loss(a, labels))(jnp.stack([w, w]))
+    assert seen == [False]   # (nor under a batching trace)

@@ -576,3 +576,13 @@ def test_custom_mindspore_style_optimizer():
     opt = nn.SGD([w], 0.1, weight_decay=0.5, loss_scale=2.0)
     np.testing.assert_allclose(opt.decay_weight((ms.Tensor([1.0]),))[0], [2.0])
     np.testing.assert_allclose(opt.scale_grad((ms.Tensor([1.0]),))[0], [0.5])
+
+
+def test_an_optimizers_own_state_is_made_without_a_compiled_copy():
+    # (jnp.asarray of a NumPy array compiles one identity executable per shape: "stage")
+    from compile_count import compiled_names
+    net = nn.Dense(3, 2)
+    with compiled_names() as made:
+        opt = nn.Adam(net.trainable_params(), learning_rate=0.1)
+    assert "stage" not in made
+    assert float(opt.beta1_power.value) == 1.0 and opt.beta1_power.value.dtype == np.float32

@@ -63,7 +63,8 @@ UNSUPPORTED = dict(conversion.UNSUPPORTED, **delegated.UNSUPPORTED)
 INPLACE = inplace.INPLACE
 # JAX's own methods that move data: an eager call on a small CPU array runs with NumPy (cellkit.host_ops),
 # with no compilation per shape.
-HOST_FIRST = ("reshape", "swapaxes", "transpose", "squeeze", "flatten", "ravel", "view", "astype", "repeat")
+HOST_FIRST = ("reshape", "swapaxes", "transpose", "squeeze", "flatten", "ravel", "view", "astype", "repeat",
+              "__getitem__")
 # JAX's arithmetic operators: a small eager one runs with NumPy as XLA's CPU code computes it
 # (cellkit.host_compute), with no compilation per shape; on an eager grad's tracers its forward value
 # is made so (staging tracers pass straight on).
@@ -96,6 +97,20 @@ def _named(name, fn):
     return named
 
 
+def _traceable(cls, name):
+    """``cls``'s method ``name``, callable on a tracer too (the host's trace of the call): the concrete
+    array's ``__getitem__`` checks that its buffer is alive first, which a tracer cannot; a tracer's
+    own (``Tracer.__getitem__``) is the same indexing."""
+    method = getattr(cls, name)
+    if name != "__getitem__" or issubclass(cls, jax.core.Tracer):
+        return method
+
+    @functools.wraps(method)
+    def getitem(self, index):
+        return self[index] if isinstance(self, jax.core.Tracer) else method(self, index)
+    return getitem
+
+
 def install() -> None:
     """Add the registries' methods to JAX's array and tracer classes and the in-place ones to Parameter.
 
@@ -126,7 +141,7 @@ def install() -> None:
             del method.__wrapped__   # its signature is the adapter's (JAX's calls and MindSpore's), not JAX's
             setattr(cls, name, method)
         for name in HOST_FIRST:   # (on tracers: an eager grad's forward values; other traces pass straight on)
-            setattr(cls, name, host_first(getattr(cls, name)))   # (host_first keeps the name and text)
+            setattr(cls, name, host_first(_traceable(cls, name)))   # (host_first keeps the name and text)
         for name in HOST_ARITHMETIC:
             setattr(cls, name, host_first(getattr(cls, name)))
         for name, (_, functional) in INPLACE.items():

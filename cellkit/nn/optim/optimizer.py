@@ -219,7 +219,8 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
             setattr(self, attr, ParameterTuple(Parameter(jnp.asarray(value(p.value)), name=f"{attr}.{p.name}",
                                                          requires_grad=False) for p in self.parameters))
         else:
-            setattr(self, attr, Parameter(jnp.asarray(value), name=attr, requires_grad=False))
+            value = host_to_device(value) if isinstance(value, np.ndarray) else jnp.asarray(value)
+            setattr(self, attr, Parameter(value, name=attr, requires_grad=False))   # (no compiled copy)
         if rule is not None:
             self._companions = self._companions + ((attr, per_param, rule),)
 
