@@ -1,7 +1,7 @@
 """Eager (PyNative) programs, first run included: wall time and XLA compilations, cellkit beside MindSpore.
 
     python -m benchmarks.eager [--programs a,b] [--cache cold,warm] [--mindspore-python CMD] [--smoke] [--out F]
-                               [--baseline OTHER_CHECKOUT]
+                               [--baseline OTHER_CHECKOUT] [--repeats N]
 
 Each program of :mod:`benchmarks.eager_programs` runs in a fresh process, as a
 user's script does, with cellkit's modules byte-compiled beforehand, as an
@@ -99,10 +99,13 @@ def run_one(python: list, name: str, framework: str, smoke: bool, env: dict, cwd
     return result
 
 
-def run(programs, caches, ms_python, smoke, baseline=None) -> dict:
-    """Every program under every cache state (cellkit), once on a baseline checkout of cellkit, once on MindSpore."""
+def run(programs, caches, ms_python, smoke, baseline=None, repeats=1) -> dict:
+    """Every program under every cache state (cellkit), once on a baseline checkout of cellkit, once on
+    MindSpore; ``repeats`` times over, interleaved, each variant's run of median wall time kept (with
+    every wall time in ``walls_s``). Each repeat's cold run starts from an empty cache folder of its own,
+    which its warm run then reads."""
     from .eager_programs import PROGRAMS
-    results = {"smoke": smoke, "programs": {}}
+    results = {"smoke": smoke, "repeats": repeats, "programs": {}}
     base = dict(os.environ)
     base["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([base["PYTHONPATH"]] if base.get("PYTHONPATH") else []))
     base.pop("JAX_COMPILATION_CACHE_DIR", None)
@@ -117,27 +120,45 @@ def run(programs, caches, ms_python, smoke, baseline=None) -> dict:
             subprocess.run([sys.executable, "-m", "compileall", "-q", "cellkit", "benchmarks"], cwd=checkout,
                            check=True, env=dict(base, PYTHONPATH=str(checkout)), capture_output=True)
         for name in programs or list(PROGRAMS):
-            row = results["programs"][name] = {}
-            cache_dir = pathlib.Path(tmp) / f"cache-{name}"
-            if baseline:
-                env = dict(base, PYTHONPATH=str(baseline), CELLKIT_COMPILATION_CACHE="0")
-                row["cellkit_baseline"] = run_one([sys.executable], name, "cellkit", smoke, env, baseline)
-                _print_run(name, "cellkit_baseline", row["cellkit_baseline"])
-            for state in caches:
-                env = dict(base)
-                if state == "off":
-                    env["CELLKIT_COMPILATION_CACHE"] = "0"
-                else:
-                    env["JAX_COMPILATION_CACHE_DIR"] = str(cache_dir)
-                row[f"cellkit_{state}"] = run_one([sys.executable], name, "cellkit", smoke, env, ROOT)
-                _print_run(name, f"cellkit_{state}", row[f"cellkit_{state}"])
-            if ms_python:
-                env = {k: v for k, v in os.environ.items()
-                       if not k.startswith(("JAX_", "XLA_")) and k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
-                row["mindspore"] = run_one(ms_python, name, "mindspore", smoke, env, tmp)
-                _print_run(name, "mindspore", row["mindspore"])
+            runs = {}
+            for i in range(repeats):
+                cache_dir = pathlib.Path(tmp) / f"cache-{name}-{i}"
+                if baseline:
+                    env = dict(base, PYTHONPATH=str(baseline), CELLKIT_COMPILATION_CACHE="0")
+                    _record(runs, name, "cellkit_baseline", run_one([sys.executable], name, "cellkit", smoke, env,
+                                                                    baseline))
+                for state in caches:
+                    env = dict(base)
+                    if state == "off":
+                        env["CELLKIT_COMPILATION_CACHE"] = "0"
+                    else:
+                        env["JAX_COMPILATION_CACHE_DIR"] = str(cache_dir)
+                    _record(runs, name, f"cellkit_{state}", run_one([sys.executable], name, "cellkit", smoke, env,
+                                                                    ROOT))
+                if ms_python:
+                    env = {k: v for k, v in os.environ.items()
+                           if not k.startswith(("JAX_", "XLA_")) and k not in ("PYTHONDONTWRITEBYTECODE",
+                                                                              "PYTHONPYCACHEPREFIX")}
+                    _record(runs, name, "mindspore", run_one(ms_python, name, "mindspore", smoke, env, tmp))
+            results["programs"][name] = {variant: _median(rs) for variant, rs in runs.items()}
     results["totals"] = totals(results["programs"])
     return results
+
+
+def _record(runs, name, variant, result) -> None:
+    runs.setdefault(variant, []).append(result)
+    _print_run(name, variant, result)
+
+
+def _median(rs: list) -> dict:
+    """The run of median wall time (a failed run, if any failed), with every run's wall time beside it."""
+    failed = [r for r in rs if "error" in r]
+    if failed:
+        return failed[0]
+    chosen = dict(sorted(rs, key=lambda r: r["wall_s"])[(len(rs) - 1) // 2])
+    if len(rs) > 1:
+        chosen["walls_s"] = [round(r["wall_s"], 4) for r in rs]
+    return chosen
 
 
 def totals(programs: dict) -> dict:
@@ -206,6 +227,8 @@ def main(argv=None) -> dict | None:
     p.add_argument("--smoke", action="store_true")
     p.add_argument("--baseline", default=None,
                    help="another checkout of cellkit (its root folder, with this benchmarks/ copied in) to run beside")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="runs per program and variant, interleaved; the median wall time's run is reported")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     if args.child:
@@ -214,7 +237,7 @@ def main(argv=None) -> dict | None:
     ms_python = None if args.no_mindspore else mindspore_command(args.mindspore_python)
     caches = [c for c in args.cache.split(",") if c]
     results = run(args.programs.split(",") if args.programs else None, caches, ms_python, args.smoke,
-                  args.baseline)
+                  args.baseline, max(1, args.repeats))
     print()
     print(markdown_table(results))
     if args.out:

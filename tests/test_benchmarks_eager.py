@@ -43,3 +43,11 @@ def test_every_program_is_listed_and_the_table_has_totals():
     fake["totals"] = eager.totals(fake["programs"])
     assert fake["totals"]["cellkit_cold"]["wall_vs_mindspore"] == 0.5
     assert "| **total** | 2.0 s (5 compiles), 0.50x | 4.0 s, 1.00x |" in eager.markdown_table(fake)
+
+
+def test_repeated_runs_keep_the_median_run_or_a_failure():
+    runs = [{"wall_s": 3.0, "program_s": 2.5}, {"wall_s": 1.0, "program_s": 0.5}, {"wall_s": 2.0, "program_s": 1.5}]
+    assert eager._median(runs) == {"wall_s": 2.0, "program_s": 1.5, "walls_s": [3.0, 1.0, 2.0]}
+    assert eager._median(runs[:2])["wall_s"] == 1.0   # (an even count: the lower of the middle two)
+    assert eager._median([runs[0]]) == runs[0]
+    assert "error" in eager._median(runs + [{"error": "boom", "wall_s": 0.1}])
