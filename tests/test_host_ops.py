@@ -287,3 +287,36 @@ def test_under_an_eager_grad_concrete_arrays_move_on_the_host_but_inside_jit_the
     seen.clear()
     jax.vmap(lambda a: loss(a, labels))(jnp.stack([w, w]))
     assert seen == [False]   # (nor under a batching trace)
+
+
+REDUCTIONS = {   # name: (call, NumPy's, exact)
+    "sum": (lambda a: a.sum(), lambda a: a.sum(), False),
+    "sum, MindSpore's keepdim": (lambda a: a.sum(1, keepdim=True), lambda a: a.sum(1, keepdims=True), False),
+    "mean": (lambda a: a.mean(axis=1), lambda a: a.mean(axis=1), False),
+    "max": (lambda a: a.max(axis=0), lambda a: a.max(axis=0), True),
+    "min": (lambda a: a.min(), lambda a: a.min(), True),
+    "prod": (lambda a: a.prod(axis=1), lambda a: a.prod(axis=1), False),
+    "argmax": (lambda a: a.argmax(axis=1), lambda a: a.argmax(axis=1), True),
+    "argmin": (lambda a: a.argmin(), lambda a: a.argmin(), True),
+    "std": (lambda a: a.std(axis=1), lambda a: a.std(axis=1), False),
+    "var": (lambda a: a.var(), lambda a: a.var(), False),
+    "all": (lambda a: (a > -1).all(axis=0), lambda a: (a > -1).all(axis=0), True),
+    "any": (lambda a: (a > 1).any(), lambda a: (a > 1).any(), True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_tensor_reductions_of_a_small_array_compile_nothing(name):
+    call, numpy_call, exact = REDUCTIONS[name]
+    data = np.random.default_rng(3).normal(size=(3, 41)).astype(np.float32)
+    x = ms.Tensor(data)
+    with compiles() as made:
+        got = call(x)
+    assert made["n"] == 0
+    want = numpy_call(data)
+    assert got.shape == np.shape(want)
+    if exact:
+        np.testing.assert_array_equal(got, want)
+    else:   # (the host sums in NumPy's order: float32 rounding apart from XLA's)
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(jax.jit(call)(x), got, rtol=2e-6, atol=1e-6)   # (staged as before under jit)

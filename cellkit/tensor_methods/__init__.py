@@ -70,7 +70,9 @@ HOST_FIRST = ("reshape", "swapaxes", "transpose", "squeeze", "flatten", "ravel",
 # is made so (staging tracers pass straight on).
 HOST_ARITHMETIC = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
                    "__rtruediv__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__",
-                   "__lt__", "__le__", "__gt__", "__ge__")
+                   "__lt__", "__le__", "__gt__", "__ge__",
+                   # JAX's reductions (with MindSpore's spellings: ADAPTERS), the same way
+                   "sum", "mean", "max", "min", "prod", "all", "any", "argmax", "argmin", "std", "var", "cumsum")
 
 _installed = []
 
