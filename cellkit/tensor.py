@@ -168,6 +168,9 @@ def to_array(data, dtype=None, what="Tensor") -> jax.Array:
     check_data(data, what)
     if type(data) is np.ndarray and (dtype is None or dtype == data.dtype):
         return host_to_device(np.array(data, copy=True))
+    if (type(data) is np.ndarray and data.dtype.kind in "biufc" and dtype.kind in "biufc"
+            and jax.dtypes.canonicalize_dtype(dtype) == dtype):
+        return host_to_device(np.asarray(data, dtype=dtype))   # (jnp.array converts with NumPy too)
     if kind is not None and dtype.kind in "biufc":   # (nested lists of) Python numbers: made on the host
         host = np.array(data, dtype=dtype)
         if host.dtype == dtype:
@@ -193,15 +196,17 @@ def as_array(x) -> jax.Array:
 
 
 def host_to_device(data: np.ndarray) -> jax.Array:
-    """A NumPy array on the device, without a compiled copy per shape where no conversion is needed.
+    """A NumPy array on the device, without a compiled copy per shape.
 
-    (``jnp.asarray`` of a NumPy array compiles one small executable per shape and dtype.) The
-    array may be shared with the result: pass a copy if it will change later.
+    (``jnp.asarray`` of a NumPy array compiles one small executable per shape and dtype.) A dtype
+    JAX does not hold (float64 without ``jax_enable_x64``) is converted with NumPy, as
+    ``jnp.asarray`` converts it. The array may be shared with the result: pass a copy if it will
+    change later.
 
     >>> host_to_device(np.arange(3, dtype=np.int32))
     Array([0, 1, 2], dtype=int32)
     """
-    if data.dtype.kind in "biufc" and jax.dtypes.canonicalize_dtype(data.dtype) == data.dtype:
+    if data.dtype.kind in "biufc":
         return jax.device_put(data)
     return jnp.asarray(data)
 

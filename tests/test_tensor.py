@@ -150,3 +150,28 @@ def test_cell_replaces_a_tensor_attribute_with_a_parameter_in_a_traced_step():
     net.t = ms.Tensor([5.0, 6.0])  # a Tensor over a Parameter sets its data
     assert isinstance(net.t, ms.Parameter)
     np.testing.assert_array_equal(net.t.value, [5.0, 6.0])
+
+
+CONVERSIONS = [   # (NumPy data, dtype asked)
+    (np.array([1e-40, -1e-40, 1e-46, 3.4e38, np.nan, 1 / 3, 0.1, -0.0], np.float64), np.float32),
+    (np.array([1.7, -2.5, 0.0, 255.9], np.float32), np.int32),
+    (np.array([0.0, 1.5, -0.0, np.nan], np.float32), np.bool_),
+    (np.array([1, -1, 2 ** 20 + 1, 7], np.int64), np.float32),
+    (np.array([1, 0, 3], np.int32), np.uint8),
+    (np.array([[1.25, -3.5]], np.float16), np.float32),
+]
+
+
+@pytest.mark.parametrize("data, dtype", CONVERSIONS, ids=lambda v: str(getattr(v, "dtype", v)))
+def test_a_numpy_array_converted_to_another_dtype_is_made_without_a_compilation(data, dtype):
+    from compile_count import compiled_names
+    with compiled_names() as made:
+        got = ms.Tensor(data, dtype)
+    want = jnp.array(data, dtype=dtype, copy=True)   # (JAX converts with NumPy too, then compiles a copy)
+    assert made == []
+    assert got.dtype == want.dtype and got.weak_type == want.weak_type and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8))
+    before = data.copy()
+    data[...] = 0   # (the tensor never shares the NumPy array's memory)
+    np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8))
+    data[...] = before
