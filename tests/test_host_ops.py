@@ -320,3 +320,17 @@ def test_tensor_reductions_of_a_small_array_compile_nothing(name):
     else:   # (the host sums in NumPy's order: float32 rounding apart from XLA's)
         np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
     np.testing.assert_allclose(jax.jit(call)(x), got, rtol=2e-6, atol=1e-6)   # (staged as before under jit)
+
+
+def test_the_transposing_properties_move_data_on_the_host():
+    data = np.arange(2 * 3 * 47, dtype=np.float32).reshape(2, 3, 47)
+    x = ms.Tensor(data)
+    with compiles() as made:
+        t, mt, t2 = x.T, x.mT, x[1].T
+    assert made["n"] == 0
+    np.testing.assert_array_equal(t, data.T)
+    np.testing.assert_array_equal(mt, np.swapaxes(data, -1, -2))
+    np.testing.assert_array_equal(t2, data[1].T)
+    assert jax.jit(lambda a: a.T)(x).shape == (47, 3, 2)   # (staged as before)
+    np.testing.assert_array_equal(jax.grad(lambda a: (a.T * np.arange(47.0)[:, None, None]).sum())(x),
+                                  np.broadcast_to(np.arange(47.0, dtype=np.float32), data.shape))

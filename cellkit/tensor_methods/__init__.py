@@ -65,6 +65,7 @@ INPLACE = inplace.INPLACE
 # with no compilation per shape.
 HOST_FIRST = ("reshape", "swapaxes", "transpose", "squeeze", "flatten", "ravel", "view", "astype", "repeat",
               "__getitem__")
+HOST_FIRST_PROPERTIES = ("T", "mT")   # (JAX's transposing properties: their getters, the same way)
 # JAX's arithmetic operators: a small eager one runs with NumPy as XLA's CPU code computes it
 # (cellkit.host_compute), with no compilation per shape; on an eager grad's tracers its forward value
 # is made so (staging tracers pass straight on).
@@ -146,6 +147,9 @@ def install() -> None:
             setattr(cls, name, host_first(_traceable(cls, name)))   # (host_first keeps the name and text)
         for name in HOST_ARITHMETIC:
             setattr(cls, name, host_first(getattr(cls, name)))
+        for name in HOST_FIRST_PROPERTIES:
+            prop = getattr(cls, name)
+            setattr(cls, name, property(host_first(prop.fget), doc=prop.__doc__))
         for name, (_, functional) in INPLACE.items():
             if name not in have:
                 setattr(cls, name, inplace.array_method(name, functional))
