@@ -205,9 +205,9 @@ def ready() -> bool:
 def _eager_differentiation() -> bool:
     if not _DIFF_TRACES:
         return False
-    trace = _trace_ctx.trace
+    trace = getattr(_trace_ctx, "trace", None)
     while type(trace) in _DIFF_TRACES:
-        trace = trace.parent_trace
+        trace = getattr(trace, "parent_trace", None)
     return type(trace) is _EvalTrace
 
 
