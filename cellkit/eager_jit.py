@@ -144,12 +144,18 @@ class _GuardFrame:
 _GUARD = _GuardFrame()
 
 
-def _classify(leaves):
-    """(dynamic values, static key) for a call's leaves, or None when the call must run op by op."""
+def _classify(leaves, numpy=False):
+    """(dynamic values, static key) for a call's leaves, or None when the call must run op by op.
+    ``numpy``: a small NumPy array of numbers is an input too, put on the device (as JAX's own
+    functions take it); else it sends the call op by op."""
     dynamic, static = [], []
     for leaf in leaves:
         if isinstance(leaf, _ArrayImpl) or type(leaf) in _DIFF_TRACERS:
             dynamic.append(leaf)
+            static.append(None)
+        elif (numpy and type(leaf) is np.ndarray and leaf.dtype.kind in "biufc"
+              and leaf.size <= host_ops.MAX_ELEMENTS):
+            dynamic.append(jax.device_put(np.array(leaf, copy=True)))   # (a copy: never the caller's buffer)
             static.append(None)
         elif isinstance(leaf, (_Tracer, np.ndarray)):
             return None
@@ -294,7 +300,7 @@ def _wrap(fn, compile):
         if not compile and not (host_ops.on_cpu() and _first_level(args, host_ops.MAX_ELEMENTS)):
             return fn(*args, **kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
-        split = _classify(leaves)
+        split = _classify(leaves, numpy=not compile)
         if split is None:
             return fn(*args, **kwargs)
         dynamic, static = split

@@ -334,3 +334,25 @@ def test_the_transposing_properties_move_data_on_the_host():
     assert jax.jit(lambda a: a.T)(x).shape == (47, 3, 2)   # (staged as before)
     np.testing.assert_array_equal(jax.grad(lambda a: (a.T * np.arange(47.0)[:, None, None]).sum())(x),
                                   np.broadcast_to(np.arange(47.0, dtype=np.float32), data.shape))
+
+
+def test_a_small_numpy_operand_of_jaxs_own_operators_and_indexing_is_an_input_too():
+    rng = np.random.default_rng(5)
+    data, other = (rng.normal(size=(5, 53)).astype(np.float32) for _ in range(2))
+    x = ms.Tensor(data)
+    index = np.array([0, 2, -1])
+    with compiles() as made:
+        added, reflected, compared, picked = x + other, other * x, x > other, x[index]
+    assert made["n"] == 0
+    np.testing.assert_array_equal(added, data + other)
+    np.testing.assert_array_equal(reflected, other * data)
+    np.testing.assert_array_equal(compared, data > other)
+    np.testing.assert_array_equal(picked, data[index])
+    kept = np.asarray(added).copy()
+    other[...] = 0   # (the NumPy array was copied: a result made from it does not change)
+    np.testing.assert_array_equal(added, kept)
+    np.testing.assert_array_equal(x + other, data)
+    # Where a NumPy array must stay a value (a shape, a boolean mask), JAX's own call gives the result.
+    np.testing.assert_array_equal(x.reshape(np.array([53, 5])), data.reshape(53, 5))
+    mask = np.arange(5) % 2 == 0
+    np.testing.assert_array_equal(x[mask], data[mask])
