@@ -11,8 +11,8 @@ of the counter ``i``. :func:`split_data` gives the keys' data, which
 :func:`wrap` makes keys of (``jax.random.wrap_key_data``, no compilation).
 
 Anything else (another PRNG implementation, the non-partitionable threefry, a
-seed outside ``0 .. 2**32 - 1``, a traced key, a JAX trace active) returns None and the caller uses
-``jax.random``.
+seed outside ``0 .. 2**32 - 1``, a traced key, a staging or batching trace active: not
+:func:`concrete_context`) returns None and the caller uses ``jax.random``.
 
 >>> import jax, numpy as np
 >>> key = seed_key(42)
@@ -32,8 +32,14 @@ try:
 except ImportError:   # another jax: jax.random does it all
     def trace_state_clean():
         return False
+try:   # the traces of an eager differentiation (jax.jvp, jax.vjp, linearize): they stage nothing themselves
+    from jax._src.core import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
+    from jax._src.interpreters.ad import JVPTrace as _JVPTrace, LinearizeTrace as _LinearizeTrace
+    _DIFF_TRACES = (_JVPTrace, _LinearizeTrace)
+except ImportError:   # another jax: only outside every trace
+    _DIFF_TRACES = ()
 
-__all__ = ["seed_key", "split_data", "wrap", "threefry2x32", "partitionable_threefry"]
+__all__ = ["seed_key", "split_data", "wrap", "threefry2x32", "partitionable_threefry", "concrete_context"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = np.uint32(0x1BD11BDA)
@@ -62,8 +68,22 @@ def threefry2x32(k1, k2, x1, x2):
     return a.reshape(shape), b.reshape(shape)
 
 
+def concrete_context() -> bool:
+    """Whether no JAX trace is active but an eager differentiation's (``jvp``, ``vjp``, ``grad`` of
+    concrete values): there, as outside every trace, a computation on concrete arrays gives concrete
+    arrays, so the host may make them; inside a staging or batching trace it must be staged."""
+    if trace_state_clean():
+        return True
+    if not _DIFF_TRACES:
+        return False
+    trace = getattr(_trace_ctx, "trace", None)
+    while type(trace) in _DIFF_TRACES:
+        trace = getattr(trace, "parent_trace", None)
+    return type(trace) is _EvalTrace
+
+
 def _host_ok() -> bool:
-    return (trace_state_clean() and bool(jax.config.jax_threefry_partitionable)
+    return (concrete_context() and bool(jax.config.jax_threefry_partitionable)
             and jax.config.jax_default_prng_impl == "threefry2x32")
 
 
@@ -90,7 +110,7 @@ def seed_key(seed):
 def split_data(key, num):
     """``jax.random.key_data(jax.random.split(key, num))`` as a NumPy array, for a concrete threefry
     key of shape (); None where unsupported."""
-    if (isinstance(key, jax.core.Tracer) or getattr(key, "shape", None) != () or not trace_state_clean()
+    if (isinstance(key, jax.core.Tracer) or getattr(key, "shape", None) != () or not concrete_context()
             or not partitionable_threefry(key)):
         return None
     k1, k2 = np.asarray(jax.random.key_data(key)).astype(np.uint32)

@@ -41,6 +41,7 @@ import jax
 import numpy as np
 
 from . import host_compute, tracing
+from .host_keys import concrete_context
 
 __all__ = ["plan", "run", "differentiable", "eval_inlined", "kind", "unsuited", "usable", "small", "local", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
            "UNSUITED", "NEVER", "EXACT", "COMPUTE", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
@@ -52,18 +53,9 @@ HOT = 256
 _cpu = []   # [bool] once known (asking starts JAX's backend, so not at import)
 try:
     from jax._src.array import ArrayImpl as _ArrayImpl
-    from jax._src.core import DropVar as _DropVar, Literal as _Literal, trace_state_clean
+    from jax._src.core import DropVar as _DropVar, Literal as _Literal
 except ImportError:   # another jax: nothing runs here
     _ArrayImpl = _Literal = _DropVar = ()
-
-    def trace_state_clean():
-        return False
-try:   # the traces of an eager differentiation (jax.jvp, jax.vjp, linearize): they stage nothing themselves
-    from jax._src.core import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
-    from jax._src.interpreters.ad import JVPTrace as _JVPTrace, LinearizeTrace as _LinearizeTrace
-    _DIFF_TRACES = (_JVPTrace, _LinearizeTrace)
-except ImportError:   # another jax: only outside every trace
-    _DIFF_TRACES = ()
 try:   # a device array straight from a NumPy array (jax.device_put's own path, without its overhead)
     from jax._src.lib import xla_client as _xc
     from jax._src.sharding_impls import SingleDeviceSharding as _Single
@@ -199,16 +191,7 @@ def ready() -> bool:
     """:func:`on_cpu`, and no JAX trace is active but an eager differentiation's (``jvp``, ``vjp``,
     ``grad`` over concrete values, where an op on concrete arrays gives a concrete array as it would
     outside); inside a staging or batching trace the op is staged as before."""
-    return on_cpu() and (trace_state_clean() or _eager_differentiation())
-
-
-def _eager_differentiation() -> bool:
-    if not _DIFF_TRACES:
-        return False
-    trace = getattr(_trace_ctx, "trace", None)
-    while type(trace) in _DIFF_TRACES:
-        trace = getattr(trace, "parent_trace", None)
-    return type(trace) is _EvalTrace
+    return on_cpu() and concrete_context()
 
 
 def usable(arrays) -> bool:

@@ -67,3 +67,39 @@ def test_seeding_compiles_nothing():
         ms.set_seed(4567)
         ms.random.next_key(3)
     assert made["n"] == 0
+
+
+def test_the_host_makes_values_outside_every_trace_and_under_an_eager_differentiation_only():
+    seen = []
+
+    def probe(x):
+        seen.append(host_keys.concrete_context())
+        return x * 2.0
+
+    probe(1.0)
+    jax.grad(probe)(1.0)
+    jax.jvp(probe, (1.0,), (1.0,))
+    jax.grad(lambda x: jax.grad(probe)(x))(1.0)   # (second order, still eager)
+    assert seen == [True, True, True, True]
+    seen.clear()
+    jax.jit(probe)(1.0)
+    jax.vmap(probe)(np.ones(2))
+    jax.jit(jax.grad(probe))(1.0)   # (a grad inside jit is staged: not the host's)
+    jax.grad(lambda x: jax.vmap(probe)(x).sum())(np.ones(2))
+    assert seen == [False, False, False, False]
+
+
+def test_under_an_eager_grad_the_stream_splits_on_the_host_with_the_same_keys():
+    ms.set_seed(21)
+    outside = np.asarray(jax.random.key_data(ms.random.next_key()))
+    ms.set_seed(21)
+    keys = []
+
+    def loss(x):
+        keys.append(np.asarray(jax.random.key_data(ms.random.next_key())))
+        return (x * 3.0).sum()
+
+    with compiles() as made:
+        ms.grad(loss)(ms.Tensor(np.ones(3, np.float32)))
+    assert made["n"] == 0
+    np.testing.assert_array_equal(keys[0], outside)

@@ -4,6 +4,7 @@ since values come from JAX's generator, not MindSpore's."""
 
 import builtins
 
+import jax
 import numpy as np
 import pytest
 
@@ -150,3 +151,30 @@ def test_eager_standard_draws_are_jax_randoms_without_a_compilation_per_shape():
     ms.set_seed(22)
     last_key = [ms.random.next_key() for _ in draws][-1]
     np.testing.assert_array_equal(np.asarray(draws[-1]), np.asarray(jax.random.normal(last_key, (2, 23), np.float32)))
+
+
+@pytest.mark.parametrize("shape, keep", [((3, 7), 0.5), ((1000,), 0.9), ((70001,), 0.3), ((2, 2), 1.0)])
+def test_a_dropout_mask_is_jax_random_bernoullis_without_a_compilation(shape, keep):
+    from compile_count import compiles
+    from cellkit.ops.function import random_func
+    ms.set_seed(8)
+    with compiles() as made:
+        got = random_func.bernoulli_mask(keep, shape)
+    ms.set_seed(8)
+    want = jax.random.bernoulli(ms.random.next_key(), keep, shape)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.bool_ and made["n"] == 0
+
+
+def test_dropout_inside_an_eager_grad_compiles_nothing_and_keeps_jaxs_mask():
+    from compile_count import compiles
+    x = ms.Tensor(np.arange(1, 13, dtype=np.float32).reshape(3, 4))
+    ms.set_seed(9)
+    with compiles() as made:
+        value, grad = ms.value_and_grad(lambda a: (ops.dropout(a, p=0.25) ** 2).sum())(x)
+    ms.set_seed(9)
+    mask = np.asarray(jax.random.bernoulli(ms.random.next_key(), 0.75, (3, 4)))
+    kept = np.where(mask, np.asarray(x) / np.float32(0.75), 0)
+    assert made["n"] == 0
+    np.testing.assert_allclose(value, (kept ** 2).sum(), rtol=1e-6)
+    np.testing.assert_allclose(grad, 2 * kept / np.float32(0.75), rtol=1e-6)

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import draws, host_ops
+from ...eager_jit import eager_jit
 from ... import dtype as mstype
 from ...random import next_key
 from ...tensor import default_int_dtype, host_to_device
@@ -46,10 +47,25 @@ def _check_p(p, what):
 
 
 def bernoulli_mask(keep_prob, shape):
-    """A bool mask of ``shape``, each element True with probability ``keep_prob``."""
-    return jax.random.bernoulli(next_key(), keep_prob, tuple(shape))
+    """A bool mask of ``shape``, each element True with probability ``keep_prob``.
+
+    ``jax.random.bernoulli``'s, which is ``uniform(key, shape) < keep_prob`` in the default float type:
+    an eager call on the CPU backend compares :mod:`cellkit.draws`' uniform floats on the host (the
+    same bits, no compilation per shape) until the same shape has been drawn ``host_ops.HOT`` times."""
+    key, shape = next_key(), tuple(shape)
+    if isinstance(keep_prob, float):
+        dtype = np.dtype(jax.dtypes.canonicalize_dtype(np.float64))   # (a Python float's, as JAX reads p)
+        signature = ("bernoulli", shape, dtype)
+        calls = _drawn.get(signature, 0)
+        if calls < host_ops.HOT and not isinstance(key, jax.core.Tracer) and host_ops.ready():
+            unit = draws.standard("uniform", key, shape, dtype)
+            if unit is not None:
+                _count(signature, calls)
+                return host_to_device(unit < dtype.type(keep_prob))
+    return jax.random.bernoulli(key, keep_prob, shape)
 
 
+@eager_jit   # (a pure function of the input and the mask: one executable, or the host, per signature)
 def _apply_mask(x, mask, keep_prob):
     if keep_prob == 0:
         return jnp.zeros_like(x)
@@ -102,6 +118,12 @@ def _float(dtype):
 _drawn = {}   # (kind, shape, dtype) -> eager draws made by cellkit.draws
 
 
+def _count(signature, calls):
+    if len(_drawn) > 4096:
+        _drawn.clear()
+    _drawn[signature] = calls + 1
+
+
 def _standard(kind, key, shape, dtype):
     """``jax.random.normal`` / ``uniform`` (on [0, 1)) for ``key``. An eager call on the CPU backend
     takes the same numbers from :mod:`cellkit.draws` (one executable per distribution, not one per
@@ -112,9 +134,7 @@ def _standard(kind, key, shape, dtype):
     if calls < host_ops.HOT and not isinstance(key, jax.core.Tracer) and host_ops.ready():
         out = draws.standard(kind, key, shape, dtype)
         if out is not None:
-            if len(_drawn) > 4096:
-                _drawn.clear()
-            _drawn[signature] = calls + 1
+            _count(signature, calls)
             return host_to_device(out)
     return (jax.random.normal if kind == "normal" else jax.random.uniform)(key, shape, dtype)
 
