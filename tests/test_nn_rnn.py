@@ -185,3 +185,14 @@ def test_cellkit_checkpoint_round_trip(tmp_path):
     ms.load_param_into_net(other, ms.load_checkpoint(str(tmp_path / "gru.ckpt")))
     x = jnp.ones((2, 1, 3))
     np.testing.assert_array_equal(np.asarray(net(x)[0]), np.asarray(other(x)[0]))
+
+
+def test_an_eager_rnns_zero_initial_state_is_made_without_a_compilation():
+    from compile_count import compiled_names
+    rnn = nn.GRU(5, 7, num_layers=2, batch_first=True)
+    x = ms.Tensor(np.random.default_rng(0).normal(size=(3, 4, 5)).astype(np.float32))
+    with compiled_names() as made:
+        out, h = rnn(x)
+    assert not {"broadcast_in_dim", "convert_element_type", "full"} & set(made)
+    _, h_given = rnn(x, ms.ops.zeros((2, 3, 7), ms.float32))
+    np.testing.assert_array_equal(h, h_given)

@@ -41,6 +41,7 @@ from ... import dtype as mstype
 from ...cell import Cell
 from ...eager_jit import host_first
 from ...initializer import Uniform
+from ...ops.function import array_func
 from ...ops.function._utils import _v
 from ...random import next_key
 from ...tiered_jit import tiered_jit
@@ -115,7 +116,7 @@ class _RNNBase(Cell):
         dirs = 2 if self.bidirectional else 1
         want = (self.num_layers * dirs, batch, self.hidden_size)
         if hx is None:
-            zeros = jnp.zeros(want, x.dtype)
+            zeros = array_func.zeros(want, x.dtype)   # (cellkit's op: made on the host when eager)
             hx = (zeros, zeros) if is_lstm else zeros
         else:
             hx = check_state(hx, is_lstm, name)
