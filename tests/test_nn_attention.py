@@ -181,3 +181,17 @@ def test_batch_first_and_self_attention_paths_match_the_general_one():
     ref, ref_w = seq(xs, xs + 0, xs * 1, key_padding_mask=pad, attn_mask=mask)
     np.testing.assert_allclose(np.asarray(out), np.asarray(jnp.swapaxes(ref, 0, 1)), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(np.asarray(w), np.asarray(ref_w), rtol=1e-5, atol=1e-6)
+
+
+def test_a_small_eager_attention_without_dropout_compiles_nothing():
+    from compile_count import compiles
+    mha = nn.MultiheadAttention(16, 4, batch_first=True)
+    x = ms.Tensor(np.random.default_rng(2).normal(size=(2, 5, 16)).astype(np.float32))
+    mask = ms.Tensor(np.array([[False] * 5, [False] * 3 + [True] * 2]))
+    with compiles() as made:
+        out, weights = mha(x, x, x, key_padding_mask=mask)
+    assert made["n"] == 0
+    staged_out, staged_weights = ms.jit(lambda a, m: mha(a, a, a, key_padding_mask=m))(x, mask)
+    np.testing.assert_allclose(out, staged_out, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(weights, staged_weights, rtol=1e-5, atol=1e-6)
+    assert float(np.abs(np.asarray(weights)[1, :, 3:]).max()) == 0.0   # (padded keys get no weight)

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 
 from ... import dtype as mstype
 from ...cell import Cell
+from ...eager_jit import host_first
 from ...initializer import HeUniform, Uniform, XavierNormal, XavierUniform
 from ...ops.function._utils import _v
 from ...random import next_key
@@ -233,6 +234,7 @@ def _pad_last(m):
     return None if m is None else jnp.pad(m, [(0, 0)] * (m.ndim - 1) + [(0, 1)])
 
 
+@host_first   # (small eager calls without dropout: NumPy, no executable per shape; see cellkit.host_ops)
 @functools.partial(tiered_jit, inline=True, static_argnames=("num_heads", "add_zero_attn", "dropout", "average", "fused",
                                              "batch_first"))
 def _attention(query, key, value, proj, in_bias, bias_kv, out_w, out_b, key_padding_mask, attn_mask, rng, *,
