@@ -315,7 +315,15 @@ def _dynamic_update_slice(x, update, *starts, **_):
 
 
 def _pad(x, padding_value, padding_config, **_):
-    return np.pad(x, [(lo, hi) for lo, hi, _ in padding_config], constant_values=padding_value)
+    """``lax.pad``: interior padding first (the value between neighbours), then each edge padded, or
+    cut where its padding is negative."""
+    if any(interior for _, _, interior in padding_config):
+        spread = [n + max(n - 1, 0) * interior for n, (_, _, interior) in zip(x.shape, padding_config)]
+        out = np.full(spread, padding_value, dtype=x.dtype)
+        out[tuple(slice(None, None, interior + 1) for _, _, interior in padding_config)] = x
+        x = out
+    x = np.pad(x, [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config], constant_values=padding_value)
+    return x[tuple(slice(-min(lo, 0), n + min(hi, 0)) for n, (lo, hi, _) in zip(x.shape, padding_config))]
 
 
 def _wide(ufunc):
@@ -420,8 +428,7 @@ ALLOWED.update({
     "select_and_scatter_add": lambda eqn: _float_only(eqn) and str(eqn.params["select_prim"]) in ("ge", "le"),
     "gather": _indexed, "scatter-add": _indexed,
     "erf": _slow_ok, "erfc": _slow_ok, "erf_inv": _slow_ok,
-    "pad": lambda eqn: _floats_or_integers(eqn) and all(
-        lo >= 0 and hi >= 0 and interior == 0 for lo, hi, interior in eqn.params["padding_config"]),
+    "pad": _floats_or_integers,
     "argmax": lambda eqn: _floats_or_integers(eqn) and len(eqn.params["axes"]) == 1,
     "argmin": lambda eqn: _floats_or_integers(eqn) and len(eqn.params["axes"]) == 1,
 })

@@ -358,6 +358,12 @@ WINDOWED += [   # gathers (data movement: XLA's bits), scatter-adds and a max po
     ("scatter-add, repeated and dropped indices", lambda e, i: (e.at[i].add(1.5), e.at[i + 5].add(1.5, mode="drop")),
      (_TABLE, _IDS), True),
     ("embedding backward", jax.grad(lambda e, i: (e[i] ** 2).sum()), (_TABLE, _IDS), True),
+    ("interior and negative padding", lambda e, i: (lax.pad(e, np.float32(1.5), ((1, -2, 2), (-1, 3, 1))),
+                                                    lax.pad(i, np.int32(7), ((0, 0, 3), (2, -1, 1))), lax.pad(e, np.float32(0), ((-3, -1, 0), (2, 0, 0)))),
+     (_TABLE, _IDS), True),
+    ("strided average pool backward", jax.grad(lambda x: (lax.reduce_window(x, np.float32(0), lax.add, (1, 1, 2, 2), (1, 1, 2, 2),
+                                                                            "VALID") ** 2).sum()),
+     (jnp.asarray(np.random.default_rng(4).normal(size=(2, 3, 6, 6)).astype(np.float32)),), False),
 ]
 
 
