@@ -65,17 +65,17 @@ with _startup.collector_paused(freeze=True):
     tensor_methods.install()
 
 
-    def load_ipython_extension(ipython):
-        """``%load_ext cellkit``: ``import mindspore`` gives cellkit in this IPython session, and
-        notebook cells get the assignment rewrite (see :mod:`cellkit.compat`)."""
-        from .compat.ipython import load_ipython_extension as load
-        load(ipython)
+def load_ipython_extension(ipython):
+    """``%load_ext cellkit``: ``import mindspore`` gives cellkit in this IPython session, and
+    notebook cells get the assignment rewrite (see :mod:`cellkit.compat`)."""
+    from .compat.ipython import load_ipython_extension as load
+    load(ipython)
 
 
-    def unload_ipython_extension(ipython):
-        """``%unload_ext cellkit``: undo :func:`load_ipython_extension`."""
-        from .compat.ipython import unload_ipython_extension as unload
-        unload(ipython)
+def unload_ipython_extension(ipython):
+    """``%unload_ext cellkit``: undo :func:`load_ipython_extension`."""
+    from .compat.ipython import unload_ipython_extension as unload
+    unload(ipython)
 
 
 from .version import __version__

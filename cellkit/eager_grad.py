@@ -58,9 +58,10 @@ def _linearize(fn, primals, host, family):
     on_host = host and host_ops.small(primals)
     # Every floating input differentiated (the usual call): split now, so that a JVP that cannot be
     # split (or an output that is not floating) fails here, outside the grad, and the op is left to JAX.
-    out_tree = []
-    splits = {inexact: _split(fn, shapes, inexact, on_host, family, out_tree)}
-    out_tree = out_tree[0]   # the inputs with a nonzero tangent -> (forward runner, tangent function, m)
+    trees = []   # (the output tree, appended by the split's trace)
+    # The inputs with a nonzero tangent -> (forward runner, tangent function, m).
+    splits = {inexact: _split(fn, shapes, inexact, on_host, family, trees)}
+    out_tree = trees[0]
 
     def rule(values, tangents):
         # Symbolic zeros: an input that is not differentiated (data, labels, moving statistics) is a

@@ -66,6 +66,7 @@ import numpy as np
 
 from . import eager_grad, host_ops
 from .parameter import Parameter, local
+from .tensor import as_array
 from .tiered_jit import tiered_jit
 
 __all__ = ["eager_jit", "host_first", "op_by_op", "needs_values", "install", "wraps_op", "set_enabled", "enabled",
@@ -155,7 +156,7 @@ def _classify(leaves, numpy=False):
             static.append(None)
         elif (numpy and type(leaf) is np.ndarray and leaf.dtype.kind in "biufc"
               and leaf.size <= host_ops.MAX_ELEMENTS):
-            dynamic.append(jax.device_put(np.array(leaf, copy=True)))   # (a copy: never the caller's buffer)
+            dynamic.append(as_array(leaf))   # (a copy: never the caller's buffer)
             static.append(None)
         elif isinstance(leaf, (_Tracer, np.ndarray)):
             return None

@@ -35,6 +35,11 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+try:   # (jax.extend.core's own name; importing jax.extend loads Pallas, ~13 ms of every import)
+    from jax._src.core import jaxprs_in_params
+except ImportError:   # another jax
+    from jax.extend.core import jaxprs_in_params
+
 __all__ = ["trace", "has_loop", "MAX_FAMILIES"]
 
 MAX_FAMILIES = 4096
@@ -89,18 +94,10 @@ def _choose():
     return None
 
 
-def _inner(params):
-    for value in params.values():
-        for item in value if isinstance(value, (tuple, list)) else (value,):
-            inner = getattr(item, "jaxpr", item)
-            if hasattr(inner, "eqns"):
-                yield inner
-
-
 def has_loop(jaxpr) -> bool:
     """Whether ``jaxpr`` (a Jaxpr or ClosedJaxpr) holds a ``scan`` or ``while`` equation at any depth."""
     jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
-    return any(eqn.primitive.name in LOOPS or any(has_loop(inner) for inner in _inner(eqn.params))
+    return any(eqn.primitive.name in LOOPS or any(has_loop(inner) for inner in jaxprs_in_params(eqn.params))
                for eqn in jaxpr.eqns)
 
 

@@ -72,8 +72,8 @@ from ... import host_ops, ops
 from ...cell import Cell
 from ...parameter import Parameter, ParameterTuple
 from ...startup import lazy_module
-from ...tensor import host_to_device
 from ...host_steps import HostFirst
+from ...tensor import as_array
 from ...tiered_jit import tiered_jit
 from ._checks import is_number, value_of
 from .lr_source import LearningRates
@@ -87,7 +87,7 @@ __all__ = ["Optimizer", "add_momentum", "opt_init_args_register"]
 
 def add_momentum(opt, momentum) -> None:
     """MindSpore's ``momentum`` Parameter (float32, constant) of Momentum and SGD."""
-    opt.add_state("momentum", host_to_device(np.asarray(momentum, np.float32)))   # (no compiled convert)
+    opt.add_state("momentum", np.asarray(momentum, np.float32))   # (converted on the host: no compiled convert)
 
 
 class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
@@ -219,8 +219,7 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
             setattr(self, attr, ParameterTuple(Parameter(jnp.asarray(value(p.value)), name=f"{attr}.{p.name}",
                                                          requires_grad=False) for p in self.parameters))
         else:
-            value = host_to_device(value) if isinstance(value, np.ndarray) else jnp.asarray(value)
-            setattr(self, attr, Parameter(value, name=attr, requires_grad=False))   # (no compiled copy)
+            setattr(self, attr, Parameter(as_array(value), name=attr, requires_grad=False))   # (no compiled copy)
         if rule is not None:
             self._companions = self._companions + ((attr, per_param, rule),)
 
@@ -308,7 +307,7 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
         if treedef.num_leaves != self._state_treedef.num_leaves:
             raise RuntimeError(f"{self.cls_name}: rebuilding the optax transformation changed its state")
         self.tx, self._state_treedef = tx, treedef
-        self._update_fn = HostFirst(tiered_jit(functools.partial(_optax_step, tx, treedef)))
+        self._update_fn = _update_function(tx, treedef)
 
     def init_optax(self) -> None:
         """Build ``self.tx`` and store its initial state as Parameters (call at the end of ``__init__``).
@@ -342,7 +341,7 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
         # The update itself is a pure function of values, compiled once (eager calls then cost
         # one dispatch, after the first few, which a small model's run on the host: host_steps;
         # inside cellkit.jit it is inlined into the caller's computation).
-        self._update_fn = HostFirst(tiered_jit(functools.partial(_optax_step, tx, treedef)))
+        self._update_fn = _update_function(tx, treedef)
         self._state_spec = tuple(specs)
 
     def _classify(self, path, leaf, labels, slots, extras):
@@ -463,6 +462,12 @@ class Optimizer(MindSporeMembers, ParameterGroups, LearningRates, Cell):
             else:
                 ops.assign(target, rule(target.value, None, None))
         return tuple(True for _ in params)
+
+
+def _update_function(tx, treedef):
+    """The update as one compiled function of values, whose first eager calls on a small model run on the
+    host (cellkit.host_steps)."""
+    return HostFirst(tiered_jit(functools.partial(_optax_step, tx, treedef)))
 
 
 def _optax_step(tx, treedef, grads, params, leaves):

@@ -55,13 +55,9 @@ def bernoulli_mask(keep_prob, shape):
     key, shape = next_key(), tuple(shape)
     if isinstance(keep_prob, float):
         dtype = np.dtype(jax.dtypes.canonicalize_dtype(np.float64))   # (a Python float's, as JAX reads p)
-        signature = ("bernoulli", shape, dtype)
-        calls = _drawn.get(signature, 0)
-        if calls < host_ops.HOT and not isinstance(key, jax.core.Tracer) and host_ops.ready():
-            unit = draws.standard("uniform", key, shape, dtype)
-            if unit is not None:
-                _count(signature, calls)
-                return host_to_device(unit < dtype.type(keep_prob))
+        unit = _host_draw("uniform", key, shape, dtype, counted_as="bernoulli")
+        if unit is not None:
+            return host_to_device(unit < dtype.type(keep_prob))
     return jax.random.bernoulli(key, keep_prob, shape)
 
 
@@ -118,10 +114,19 @@ def _float(dtype):
 _drawn = {}   # (kind, shape, dtype) -> eager draws made by cellkit.draws
 
 
-def _count(signature, calls):
-    if len(_drawn) > 4096:
-        _drawn.clear()
-    _drawn[signature] = calls + 1
+def _host_draw(kind, key, shape, dtype, counted_as=None):
+    """:func:`cellkit.draws.standard`'s NumPy array for an eager call on the CPU backend, until the same
+    (``counted_as`` or ``kind``, shape, dtype) has been drawn ``host_ops.HOT`` times; else None."""
+    signature = (counted_as or kind, shape, np.dtype(dtype))
+    calls = _drawn.get(signature, 0)
+    if calls >= host_ops.HOT or isinstance(key, jax.core.Tracer) or not host_ops.ready():
+        return None
+    out = draws.standard(kind, key, shape, dtype)
+    if out is not None:
+        if len(_drawn) > 4096:
+            _drawn.clear()
+        _drawn[signature] = calls + 1
+    return out
 
 
 def _standard(kind, key, shape, dtype):
@@ -129,13 +134,9 @@ def _standard(kind, key, shape, dtype):
     takes the same numbers from :mod:`cellkit.draws` (one executable per distribution, not one per
     shape), until the same shape has been drawn ``host_ops.HOT`` times: then ``jax.random``'s own
     executable for it is compiled, which is faster per call."""
-    signature = (kind, shape, np.dtype(dtype))
-    calls = _drawn.get(signature, 0)
-    if calls < host_ops.HOT and not isinstance(key, jax.core.Tracer) and host_ops.ready():
-        out = draws.standard(kind, key, shape, dtype)
-        if out is not None:
-            _count(signature, calls)
-            return host_to_device(out)
+    out = _host_draw(kind, key, shape, dtype)
+    if out is not None:
+        return host_to_device(out)
     return (jax.random.normal if kind == "normal" else jax.random.uniform)(key, shape, dtype)
 
 
