@@ -199,9 +199,9 @@ def usable(arrays) -> bool:
     return ready() and small(arrays)
 
 
-def small(arrays) -> bool:
-    """Whether these are :func:`local` arrays with at most :data:`MAX_ELEMENTS` elements in all."""
-    return local(arrays) and sum(a.size for a in arrays) <= MAX_ELEMENTS
+def small(arrays, limit=MAX_ELEMENTS) -> bool:
+    """Whether these are :func:`local` arrays with at most ``limit`` (:data:`MAX_ELEMENTS`) elements in all."""
+    return local(arrays) and sum(a.size for a in arrays) <= limit
 
 
 def local(arrays) -> bool:

@@ -67,7 +67,7 @@ class HostFirst:
         # before the arrays' devices and sizes are looked at.
         if plan is None or plan is not _MISS and plan.calls >= STEPS:
             return _MISS
-        if not (host_ops.local(arrays) and sum(a.size for a in arrays) <= self.max_elements):
+        if not host_ops.small(arrays, self.max_elements):
             return _MISS
         if plan is _MISS:
             if len(self.plans) >= 64:
