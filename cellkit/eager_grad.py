@@ -55,7 +55,7 @@ def linearize(fn, primals, host=True, family=None):
 def _linearize(fn, primals, host, family):
     shapes = [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in primals]
     inexact = tuple(i for i, a in enumerate(shapes) if np.issubdtype(a.dtype, np.inexact))
-    on_host = host and host_ops.small(primals)
+    on_host = host and host_ops.small(primals, host_ops.MAX_INPUT_ELEMENTS)   # (then host_ops.light)
     # Every floating input differentiated (the usual call): split now, so that a JVP that cannot be
     # split (or an output that is not floating) fails here, outside the grad, and the op is left to JAX.
     trees = []   # (the output tree, appended by the split's trace)
@@ -129,7 +129,8 @@ def _runner(closed, fn, host, weak_ok=None):
     if host:
         kind = host_ops.kind(closed.jaxpr)
         outs = closed.jaxpr.outvars if weak_ok is None else closed.jaxpr.outvars[:weak_ok]
-        if kind in (host_ops.EXACT, host_ops.COMPUTE) and not host_ops.unsuited(outs, limit=None):
+        if (kind in (host_ops.EXACT, host_ops.COMPUTE) and not host_ops.unsuited(outs, limit=None)
+                and host_ops.light(closed.jaxpr)):
             plan = host_ops.Plan(closed, jax.tree_util.tree_structure([0] * len(closed.out_avals)), fn,
                                  kind == host_ops.EXACT)
             return lambda arrays: host_ops.run(plan, arrays)

@@ -274,7 +274,8 @@ def _wrap(fn, compile):
         signature = (key, _signature(primals))
         op = grads.get(signature, _MISS)
         if op is _MISS:
-            plan = host_plan(key, primals, answer=True) if host_ops.small(primals) else None
+            plan = (host_plan(key, primals, answer=True)
+                    if host_ops.small(primals, host_ops.MAX_INPUT_ELEMENTS) else None)
             if isinstance(plan, host_ops.Plan) and plan.exact and all(
                     np.issubdtype(d.dtype, np.inexact) for d in primals):
                 op = host_ops.differentiable(plan)   # (a data-movement op of floating arrays: linear)
@@ -298,7 +299,7 @@ def _wrap(fn, compile):
         frame = local.frame
         if state["off"] or not _enabled[0] or frame is not None and getattr(frame, "staged", True):
             return fn(*args, **kwargs)
-        if not compile and not (host_ops.on_cpu() and _first_level(args, host_ops.MAX_ELEMENTS)):
+        if not compile and not (host_ops.on_cpu() and _first_level(args, host_ops.MAX_INPUT_ELEMENTS)):
             return fn(*args, **kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         split = _classify(leaves, numpy=not compile)

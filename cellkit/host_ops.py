@@ -16,6 +16,10 @@ no JAX trace active (or, for an exact plan inside an eager grad, concrete primal
 values: :func:`differentiable`), each on the default device and not committed to
 another, at most :data:`MAX_ELEMENTS` elements in and out (larger work goes to
 XLA, whose dispatch is asynchronous), and results that are not weakly typed.
+Inputs of up to :data:`MAX_INPUT_ELEMENTS` elements, which NumPy reads in
+place, are taken where the op only contracts them into small arrays (a layer's
+convolution or matrix product with its weights): every array its equations
+make holds at most :data:`MAX_ELEMENTS` elements but views.
 Conversions in an exact plan only where exact (bool to anything, integer to
 integer); integer and bool arithmetic (an index made positive, a clamp) wraps
 the same in both.
@@ -44,9 +48,14 @@ from . import host_compute, tracing
 from .host_keys import concrete_context
 
 __all__ = ["plan", "run", "differentiable", "eval_inlined", "kind", "unsuited", "usable", "small", "local", "ready", "on_cpu", "set_compute", "Plan", "PASSTHROUGH",
-           "UNSUITED", "NEVER", "EXACT", "COMPUTE", "PRIMITIVES", "MAX_ELEMENTS", "HOT"]
+           "UNSUITED", "NEVER", "EXACT", "COMPUTE", "PRIMITIVES", "MAX_ELEMENTS", "MAX_INPUT_ELEMENTS", "HOT",
+           "light"]
 
 MAX_ELEMENTS = 1 << 16
+# Inputs are read in place (a CPU array's buffer is NumPy's without a copy): a ResNet's 3x3 convolution of
+# 512 channels has 2**21 weights, a few ms of host work where a compiled one costs 10-70 ms to get. Larger
+# inputs go to XLA; so does any op that makes an array larger than MAX_ELEMENTS from them (_contracts).
+MAX_INPUT_ELEMENTS = 1 << 22
 # A host call costs about 25 us more than a compiled one (mostly copying the result to the device);
 # compiling costs 10-30 ms. A signature called more than HOT times is compiled (see Plan.calls).
 HOT = 256
@@ -195,8 +204,9 @@ def ready() -> bool:
 
 
 def usable(arrays) -> bool:
-    """Whether calls with these arrays may run here: :func:`ready`, and :func:`small`."""
-    return ready() and small(arrays)
+    """Whether calls with these arrays may run here: :func:`ready`, and :func:`small` up to
+    :data:`MAX_INPUT_ELEMENTS` (:func:`plan` then asks more of an op with more than :data:`MAX_ELEMENTS`)."""
+    return ready() and small(arrays, MAX_INPUT_ELEMENTS)
 
 
 def small(arrays, limit=MAX_ELEMENTS) -> bool:
@@ -253,6 +263,32 @@ def kind(jaxpr):
     return found
 
 
+# Equations whose result NumPy makes as a view of their input (or at most one copy of it).
+_VIEWS = frozenset({"reshape", "transpose", "squeeze", "expand_dims", "slice", "rev", "copy", "copy_p"})
+
+
+def _contracts(jaxpr, limit) -> bool:
+    """Whether every array the equations make (nested calls included) holds at most ``limit`` elements,
+    but views: an op that reads large inputs only to contract them (a convolution or matrix product
+    with its weights), not one that computes element by element over them."""
+    for eqn in jaxpr.eqns:
+        inner = _inner(eqn) if eqn.primitive.name in _NESTED else None
+        if inner is not None:
+            if not _contracts(inner[0], limit):
+                return False
+        elif eqn.primitive.name not in _VIEWS and any(
+                math.prod(getattr(v.aval, "shape", ())) > limit for v in eqn.outvars):
+            return False
+    return True
+
+
+def light(jaxpr, limit=MAX_ELEMENTS) -> bool:
+    """Whether the host's work for this jaxpr is small: inputs of at most ``limit`` elements in all, or
+    larger inputs that the equations only contract (every array they make, views aside, holds at most
+    ``limit`` elements: a convolution or matrix product with a layer's weights)."""
+    return sum(math.prod(v.aval.shape) for v in jaxpr.invars) <= limit or _contracts(jaxpr, limit)
+
+
 def unsuited(outvars, limit=MAX_ELEMENTS) -> bool:
     """Whether one of these jaxpr results is weakly typed (NumPy has no weak types) or larger than
     ``limit`` elements (None: any size)."""
@@ -290,11 +326,15 @@ def plan(fn, arrays, limit=MAX_ELEMENTS, family=None):
     optimizer's zero state). A signature of an exact plan that is called over and over is
     better compiled once: the caller stops running it once its ``calls`` pass :data:`HOT`. A plan that
     computes (``exact`` False) is kept for good, so a signature always gives the same bits.
+    Inputs of more than ``limit`` elements in all: None unless the op only contracts them (every array
+    its equations make, views aside, holds at most ``limit`` elements).
     """
     closed, shapes = tracing.trace(fn, *arrays, family=family)
     found = kind(closed.jaxpr)
     if found is None or found == NEVER:
         return found
+    if limit is not None and not light(closed.jaxpr, limit):
+        return None
     if unsuited(closed.jaxpr.outvars, limit):
         return UNSUITED
     if all(v in closed.jaxpr.invars for v in closed.jaxpr.outvars if not isinstance(v, _Literal)):

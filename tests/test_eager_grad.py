@@ -97,3 +97,21 @@ def test_an_eager_grad_through_jaxs_own_jitted_functions_compiles_nothing():
     want_loss, want = jax.value_and_grad(raw)(jnp.asarray(logits))
     np.testing.assert_allclose(float(loss), float(want_loss), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-5, atol=1e-7)
+
+
+def test_a_layer_with_large_weights_makes_its_forward_values_on_the_host_inside_a_grad():
+    # 294,912 weights (more than host_ops.MAX_ELEMENTS), contracted into a small result: no executable
+    # for the forward part; the gradients are JAX's.
+    from compile_count import compiled_names
+    rng = np.random.default_rng(1)
+    w = rng.normal(size=(128, 256, 3, 3)).astype(np.float32) * 0.05
+    net = nn.Conv2d(256, 128, 3, pad_mode="pad", padding=1, has_bias=False, weight_init=ms.Tensor(w))
+    x = ms.Tensor(rng.normal(size=(1, 256, 4, 4)).astype(np.float32))
+    loss = lambda a: (net(a) ** 2).mean()
+    with compiled_names() as names:
+        value, grads = ms.value_and_grad(loss, None, net.trainable_params())(x)
+    assert "jaxpr_as_fun" not in names
+    ref = lambda a, k: (jax.lax.conv_general_dilated(a, k, (1, 1), ((1, 1), (1, 1))) ** 2).mean()
+    ref_value, ref_grad = jax.value_and_grad(ref, 1)(jnp.asarray(x), jnp.asarray(w))
+    np.testing.assert_allclose(float(value), float(ref_value), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(grads[0]), np.asarray(ref_grad), rtol=1e-4, atol=1e-6)

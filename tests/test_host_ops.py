@@ -97,7 +97,8 @@ def test_integer_arithmetic_and_conversions_are_exact_on_the_host():
 def test_only_small_uncommitted_cpu_arrays_outside_a_trace_are_usable():
     small = jnp.zeros((4, 4))
     assert host_ops.usable([small])
-    assert not host_ops.usable([jnp.zeros((host_ops.MAX_ELEMENTS + 1,))])
+    assert host_ops.usable([jnp.zeros((host_ops.MAX_ELEMENTS + 1,))])       # (plan then asks more of it)
+    assert not host_ops.usable([jnp.zeros((host_ops.MAX_INPUT_ELEMENTS + 1,))])
     assert not host_ops.usable([jax.device_put(np.zeros((4, 4), np.float32), jax.devices()[0])])   # committed
     seen = []
     jax.jit(lambda a: seen.append(host_ops.usable([small])) or a)(small)
@@ -232,6 +233,44 @@ def test_a_result_too_big_or_weakly_typed_is_left_to_jax_for_that_signature_only
     assert eager_jit.stats()["host"] == before + 1
     np.testing.assert_array_equal(big[-1], x)
     np.testing.assert_array_equal(small, np.broadcast_to(np.arange(4.0), (3, 4)))
+
+
+def _conv(x, w):
+    return jax.lax.conv_general_dilated(x, w, (1, 1), [(1, 1), (1, 1)], dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+
+def test_large_inputs_run_here_only_where_the_op_contracts_them_into_small_arrays():
+    # A layer's 3x3 convolution of 256 channels: 589,824 weights (more than MAX_ELEMENTS), small results.
+    x, w = _data((1, 256, 4, 4), seed=1), _data((256, 256, 3, 3), seed=2)
+    assert w.size > host_ops.MAX_ELEMENTS and host_ops.usable([x, w])
+    p = host_ops.plan(_conv, [x, w])
+    assert isinstance(p, host_ops.Plan) and not p.exact
+    ok = lambda a: jnp.where(jnp.isfinite(a), a, 0.0)   # (the special values _data puts first)
+    x, w = ok(x), ok(w)
+    np.testing.assert_allclose(host_ops.run(host_ops.plan(_conv, [x, w]), [x, w]), _conv(x, w), rtol=1e-5, atol=1e-4)
+    # ... but not an op that computes over them element by element, nor a large result, nor larger inputs
+    assert host_ops.plan(lambda a: (a * 2.0).sum(), [w]) is None
+    assert host_ops.plan(lambda a, b: _conv(a, b).sum() + (b * b).sum(), [x, w]) is None
+    assert host_ops.plan(lambda a: a.T.reshape(-1, 9)[:3], [w]) is not None       # (views, a small slice)
+    assert host_ops.plan(lambda a: a * 2.0, [w]) is None
+    too_big = jnp.zeros((host_ops.MAX_INPUT_ELEMENTS + 1,), jnp.float32)
+    assert not host_ops.usable([too_big])
+
+
+def test_an_eager_layer_with_large_weights_compiles_nothing():
+    rng = np.random.default_rng(0)
+    net = ms.nn.Conv2d(256, 256, 3, pad_mode="pad", padding=1, has_bias=True,
+                       weight_init=ms.Tensor(rng.normal(size=(256, 256, 3, 3)).astype(np.float32)),
+                       bias_init=ms.Tensor(rng.normal(size=(256,)).astype(np.float32)))
+    x = ms.Tensor(rng.normal(size=(1, 256, 4, 4)).astype(np.float32))
+    with compiles() as made:
+        y = net(x)
+    assert made["n"] == 0
+    ref = _conv(jnp.asarray(x), net.weight.value) + net.bias.value.reshape(1, -1, 1, 1)
+    np.testing.assert_allclose(y.asnumpy(), ref, rtol=1e-5, atol=1e-4)
+    with compiles() as made:
+        z = x.reshape(-1) * 3.0   # (no weight: under MAX_ELEMENTS, as before)
+    assert made["n"] == 0 and z.shape == (4096,)
 
 
 def test_an_output_given_twice_gets_two_buffers():
