@@ -7,13 +7,15 @@ that). With JAX's partitionable threefry (the default), element ``i`` of a draw
 depends only on the key and ``i``, so :func:`standard` computes a draw of any
 size in chunks of ``CHUNK`` elements:
 
-- the random bits with NumPy (:func:`cellkit.host_keys.threefry2x32`: 32-bit
-  integer arithmetic, which NumPy computes exactly as XLA does), and the uniform
+- ``uniform``: the random bits with NumPy (:func:`cellkit.host_keys.threefry2x32`:
+  32-bit integer arithmetic, which NumPy computes exactly as XLA does), and the
   floats in [0, 1) they make (shifts, a bit cast and a subtraction of 1, also
-  exact), so ``uniform`` compiles nothing;
-- ``normal`` and ``truncated_normal`` map those floats with one executable per
-  (distribution, dtype): XLA's own inverse error function, so the bits are
-  ``jax.random``'s.
+  exact), so it compiles nothing;
+- ``normal`` and ``truncated_normal``: one executable per (distribution, dtype)
+  makes a chunk from the key and the chunk's first index (JAX's threefry
+  primitive, the same uniform floats, XLA's own inverse error function), so the
+  bits are ``jax.random``'s; the hash runs there too, fused, about three times
+  faster than NumPy's (a ResNet-50's 25 million weights: 0.15 s less).
 
 The distribution's own shift and scale are applied by the caller, on the host.
 
@@ -38,6 +40,11 @@ import numpy as np
 from jax import lax
 
 from .host_keys import partitionable_threefry, threefry2x32
+
+try:   # (jax.extend.random's own name; importing jax.extend loads Pallas, ~13 ms of every import)
+    from jax._src.random.threefry2x32 import threefry2x32_p as _THREEFRY
+except ImportError:   # another jax
+    from jax.extend.random import threefry2x32_p as _THREEFRY
 from .tiered_jit import eager_options_jit
 
 __all__ = ["standard", "CHUNK"]
@@ -69,10 +76,26 @@ def _unit(bits, dtype, out=None):
     return np.subtract(bits.view(dtype), np.array(1.0, dtype), out=out)
 
 
+def _counters(start):
+    """The flat indices ``start .. start + CHUNK - 1`` as jax.random's two uint32 counters (high, low) of
+    each 64-bit index, from ``start``'s own (uint32 ``(high, low)``)."""
+    low = start[1] + lax.iota(np.uint32, CHUNK)
+    return start[0] + (low < start[1]).astype(np.uint32), low   # (a carry where the low word wrapped)
+
+
 @functools.partial(eager_options_jit, static_argnums=(0,))   # (the same bits as XLA's defaults: tested)
-def _chunk(kind, unit, lower, upper):
-    """``jax.random.normal`` or ``truncated_normal`` (``kind``) of the uniform floats ``unit`` in [0, 1)."""
-    dtype = unit.dtype
+def _chunk(kind, key, start, lower, upper):
+    """``jax.random.normal`` or ``truncated_normal`` (``kind``, in ``lower``'s dtype) of the key's raw data
+    ``key`` (uint32 ``(k1, k2)``), at the ``CHUNK`` flat indices from ``start`` (uint32 ``(high, low)``)."""
+    dtype = lower.dtype
+    b1, b2 = _THREEFRY.bind(key[0], key[1], *_counters(start))
+    if dtype.itemsize == 8:
+        bits = lax.shift_left(b1.astype(np.uint64), np.uint64(32)) | b2.astype(np.uint64)
+    else:
+        bits = b1 ^ b2
+    finfo, uint = jnp.finfo(dtype), bits.dtype   # (the floats in [0, 1) of _unit)
+    bits = lax.shift_right_logical(bits, np.array(finfo.bits - finfo.nmant, uint)) | np.array(1.0, dtype).view(uint)
+    unit = lax.bitcast_convert_type(bits, dtype) - np.array(1.0, dtype)
     sqrt2 = np.array(np.sqrt(2), dtype)
     if kind == "normal":   # jax maps the floats onto [nextafter(-1, 0), 1): times 2 (exact), plus the low end
         lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
@@ -90,17 +113,19 @@ def standard(kind, key, shape, dtype, lower=-2.0, upper=2.0):
     dtype = np.dtype(dtype)
     if not _supported(key, dtype):
         return None
-    k1, k2 = np.asarray(jax.random.key_data(key)).astype(np.uint32).ravel()[:2]
+    data = np.asarray(jax.random.key_data(key)).astype(np.uint32).ravel()[:2]
     n = math.prod(shape)
-    bounds = np.asarray(lower, dtype), np.asarray(upper, dtype)
     flat = np.empty(n, dtype)
-    for start in range(0, n, CHUNK):
+    if kind == "uniform":
+        for start in range(0, n, CHUNK):
+            count = min(CHUNK, n - start)
+            _unit(_bits(data[0], data[1], start, count, dtype), dtype, out=flat[start:start + count])
+        return flat.reshape(shape)
+    bounds = np.asarray(lower, dtype), np.asarray(upper, dtype)
+    # Every chunk dispatched before the first is read: XLA computes while the next ones are asked for.
+    chunks = [(start, _chunk(kind, data, np.array([start >> 32, start & 0xFFFFFFFF], np.uint32), *bounds))
+              for start in range(0, n, CHUNK)]
+    for start, out in chunks:
         count = min(CHUNK, n - start)
-        bits = _bits(k1, k2, start, count, dtype)
-        if kind == "uniform":
-            _unit(bits, dtype, out=flat[start:start + count])
-            continue
-        unit = np.zeros(CHUNK, dtype)   # (the one executable's length: a last, shorter chunk padded)
-        _unit(bits, dtype, out=unit[:count])
-        flat[start:start + count] = np.asarray(_chunk(kind, unit, *bounds))[:count]
+        flat[start:start + count] = np.asarray(out)[:count]   # (the last chunk's extra values dropped)
     return flat.reshape(shape)

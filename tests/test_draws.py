@@ -43,3 +43,19 @@ def test_uniform_draws_compile_nothing():
         for shape in ((7, 3), (draws.CHUNK + 5,)):
             draws.standard("uniform", key, shape, DTYPE)
     assert made["n"] == 0
+
+
+@pytest.mark.parametrize("start", [0, 2 ** 32 - 10, 2 ** 33 + 5, 2 ** 40 - 3], ids=hex)
+def test_a_chunk_counts_64_bit_indices_as_jax_random_does(start):
+    high, low = draws._counters(np.array([start >> 32, start & 0xFFFFFFFF], np.uint32))
+    index = np.arange(start, start + draws.CHUNK, dtype=np.uint64)
+    np.testing.assert_array_equal(np.asarray(high), (index >> np.uint64(32)).astype(np.uint32))
+    np.testing.assert_array_equal(np.asarray(low), index.astype(np.uint32))
+
+
+def test_a_large_normal_draw_is_made_without_host_hashing(monkeypatch):
+    # (the hash runs inside the chunk's executable: NumPy's threefry is never called for normal draws)
+    key = jax.random.key(7)
+    expected = np.asarray(jax.random.normal(key, (3, draws.CHUNK + 1), DTYPE))
+    monkeypatch.setattr(draws, "threefry2x32", None)
+    np.testing.assert_array_equal(draws.standard("normal", key, (3, draws.CHUNK + 1), DTYPE), expected)
