@@ -119,15 +119,27 @@ class _Small:
     """``jax.jit`` whose top-level CPU calls use :data:`EAGER_OPTIONS`, and on tiny arrays (at most
     :data:`SMALL` elements in all) :data:`FAST_OPTIONS` too: the choice follows the input shapes, so
     every call of a signature runs the same executable and gives the same bits."""
-    __slots__ = ("fast", "eager", "full", "limit", "__wrapped__", "__name__")
+    __slots__ = ("_jit_kwargs", "_jits", "limit", "__wrapped__", "__name__")
 
     def __init__(self, fn, jit_kwargs, limit=None):
         self.limit = SMALL if limit is None else limit
-        self.full = jax.jit(fn, **jit_kwargs)
-        self.eager = jax.jit(fn, compiler_options=EAGER_OPTIONS, **jit_kwargs)
-        self.fast = jax.jit(fn, compiler_options={**EAGER_OPTIONS, **FAST_OPTIONS}, **jit_kwargs)
+        self._jit_kwargs, self._jits = jit_kwargs, {}
         self.__wrapped__ = fn
         self.__name__ = getattr(fn, "__name__", "fn")
+
+    def _jit(self, kind):
+        """The ``jax.jit`` of one kind ("full", "eager", "fast"), made on first use (a module's decorated
+        functions cost nothing at import, and a kind never called is never made)."""
+        jitted = self._jits.get(kind)
+        if jitted is None:
+            options = {"full": None, "eager": EAGER_OPTIONS, "fast": {**EAGER_OPTIONS, **FAST_OPTIONS}}[kind]
+            extra = {} if options is None else {"compiler_options": options}
+            jitted = self._jits[kind] = jax.jit(self.__wrapped__, **extra, **self._jit_kwargs)
+        return jitted
+
+    full = property(lambda self: self._jit("full"))
+    eager = property(lambda self: self._jit("eager"))
+    fast = property(lambda self: self._jit("fast"))
 
     def __call__(self, *args, **kwargs):
         total = 0
