@@ -10,7 +10,8 @@ size in chunks of ``CHUNK`` elements:
 - ``uniform``: the random bits with NumPy (:func:`cellkit.host_keys.threefry2x32`:
   32-bit integer arithmetic, which NumPy computes exactly as XLA does), and the
   floats in [0, 1) they make (shifts, a bit cast and a subtraction of 1, also
-  exact), so it compiles nothing;
+  exact), so it compiles nothing; a draw of :data:`HOST_UNIFORM` elements or more
+  (a large layer's weights) is made as the others below, with the same bits;
 - ``normal`` and ``truncated_normal``: one executable per (distribution, dtype)
   makes a chunk from the key and the chunk's first index (JAX's threefry
   primitive, the same uniform floats, XLA's own inverse error function), so the
@@ -31,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
 
@@ -47,9 +49,13 @@ except ImportError:   # another jax
     from jax.extend.random import threefry2x32_p as _THREEFRY
 from .tiered_jit import eager_options_jit
 
-__all__ = ["standard", "CHUNK"]
+__all__ = ["standard", "CHUNK", "HOST_UNIFORM"]
 
 CHUNK = 1 << 16
+# A uniform draw this large or more is made by its executable: NumPy's hash takes about 0.5 ms a chunk,
+# the executable a third of that, so its one compilation per process pays from about this size on.
+HOST_UNIFORM = 8 * CHUNK
+_AHEAD = 4   # chunks dispatched ahead of the one being read (all at once, a large draw's arrays pile up)
 
 
 def _supported(key, dtype) -> bool:
@@ -85,7 +91,7 @@ def _counters(start):
 
 @functools.partial(eager_options_jit, static_argnums=(0,))   # (the same bits as XLA's defaults: tested)
 def _chunk(kind, key, start, lower, upper):
-    """``jax.random.normal`` or ``truncated_normal`` (``kind``, in ``lower``'s dtype) of the key's raw data
+    """``jax.random.normal``, ``uniform`` or ``truncated_normal`` (``kind``, in ``lower``'s dtype) of the key's raw data
     ``key`` (uint32 ``(k1, k2)``), at the ``CHUNK`` flat indices from ``start`` (uint32 ``(high, low)``)."""
     dtype = lower.dtype
     b1, b2 = _THREEFRY.bind(key[0], key[1], *_counters(start))
@@ -96,6 +102,8 @@ def _chunk(kind, key, start, lower, upper):
     finfo, uint = jnp.finfo(dtype), bits.dtype   # (the floats in [0, 1) of _unit)
     bits = lax.shift_right_logical(bits, np.array(finfo.bits - finfo.nmant, uint)) | np.array(1.0, dtype).view(uint)
     unit = lax.bitcast_convert_type(bits, dtype) - np.array(1.0, dtype)
+    if kind == "uniform":
+        return unit
     sqrt2 = np.array(np.sqrt(2), dtype)
     if kind == "normal":   # jax maps the floats onto [nextafter(-1, 0), 1): times 2 (exact), plus the low end
         lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
@@ -116,16 +124,22 @@ def standard(kind, key, shape, dtype, lower=-2.0, upper=2.0):
     data = np.asarray(jax.random.key_data(key)).astype(np.uint32).ravel()[:2]
     n = math.prod(shape)
     flat = np.empty(n, dtype)
-    if kind == "uniform":
+    if kind == "uniform" and n < HOST_UNIFORM:
         for start in range(0, n, CHUNK):
             count = min(CHUNK, n - start)
             _unit(_bits(data[0], data[1], start, count, dtype), dtype, out=flat[start:start + count])
         return flat.reshape(shape)
     bounds = np.asarray(lower, dtype), np.asarray(upper, dtype)
-    # Every chunk dispatched before the first is read: XLA computes while the next ones are asked for.
-    chunks = [(start, _chunk(kind, data, np.array([start >> 32, start & 0xFFFFFFFF], np.uint32), *bounds))
-              for start in range(0, n, CHUNK)]
-    for start, out in chunks:
+
+    def read(start, out):
         count = min(CHUNK, n - start)
-        flat[start:start + count] = np.asarray(out)[:count]   # (the last chunk's extra values dropped)
+        flat[start:start + count] = np.asarray(out)[:count]   # (a last chunk cut short)
+    # _AHEAD chunks are asked for before one is read: XLA computes while the next ones are dispatched.
+    pending = collections.deque()
+    for start in range(0, n, CHUNK):
+        pending.append((start, _chunk(kind, data, np.array([start >> 32, start & 0xFFFFFFFF], np.uint32), *bounds)))
+        if len(pending) > _AHEAD:
+            read(*pending.popleft())
+    while pending:
+        read(*pending.popleft())
     return flat.reshape(shape)

@@ -36,7 +36,14 @@ def test_unsupported_keys_and_dtypes_say_so():
     assert draws.standard("normal", jax.random.key(0, impl="rbg"), (3,), DTYPE) is None
 
 
-def test_uniform_draws_compile_nothing():
+def test_a_large_uniform_draw_has_the_same_bits_from_its_executable():
+    key = jax.random.key(11)
+    shape = (draws.HOST_UNIFORM // 64 + 1, 64)    # (just past the host's size: the executable's chunks)
+    np.testing.assert_array_equal(draws.standard("uniform", key, shape, DTYPE),
+                                  np.asarray(jax.random.uniform(key, shape, DTYPE)))
+
+
+def test_small_uniform_draws_compile_nothing():
     from compile_count import compiles
     key = jax.random.key(2)
     with compiles() as made:
