@@ -337,3 +337,29 @@ def test_gradients_match_finite_differences(name):
     f = GRAD_FUNCTIONS[name]
     check_grads(lambda t: jnp.sum(f(t) * jnp.arange(1, f(t).size + 1, dtype=t.dtype).reshape(f(t).shape)),
                 (x,), order=1, modes=("rev",), eps=1e-3, atol=2e-2, rtol=2e-2)
+
+
+CREATED = [
+    ("zeros", lambda n: mnp.zeros((n, 3)), lambda n: jnp.zeros((n, 3), jnp.float32)),
+    ("ones int8", lambda n: mnp.ones(n, "int8"), lambda n: jnp.ones(n, jnp.int8)),
+    ("zeros_like", lambda n: mnp.zeros_like(np.ones((n, 2), np.int32)), lambda n: jnp.zeros((n, 2), jnp.int32)),
+    ("arange", lambda n: mnp.arange(0, n, 0.5), lambda n: jnp.arange(0, n, 0.5, dtype=jnp.float32)),
+    ("eye", lambda n: mnp.eye(n, n + 1, 1), lambda n: jnp.eye(n, n + 1, 1, dtype=jnp.float32)),
+    ("identity", lambda n: mnp.identity(n, "int32"), lambda n: jnp.identity(n, jnp.int32)),
+    ("tri", lambda n: mnp.tri(n, 4, -1), lambda n: jnp.tri(n, 4, -1, dtype=jnp.float32)),
+    ("asarray of NumPy", lambda n: mnp.asarray(np.linspace(0, 1, n)), lambda n: jnp.asarray(np.linspace(0, 1, n))),
+    ("array of a list", lambda n: mnp.array([[1.5, -2.0]] * n), lambda n: jnp.array([[1.5, -2.0]] * n, jnp.float32)),
+]
+
+
+@pytest.mark.parametrize("name, make, ref", CREATED, ids=[c[0] for c in CREATED])
+def test_created_arrays_compile_nothing_per_shape(name, make, ref):
+    from compile_count import compiles
+    make(2)
+    with compiles() as made:
+        outs = [make(n) for n in (3, 5)]
+    assert made["n"] == 0
+    for n, out in zip((3, 5), outs):
+        expected = ref(n)
+        assert out.dtype == expected.dtype and out.shape == expected.shape
+        np.testing.assert_array_equal(out, expected)

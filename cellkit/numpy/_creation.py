@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..random import next_key
+from ..tensor import host_to_device
 from . import dtypes
 from .utils import cast, is_array, to_tensor
 from .utils_const import check_shape
@@ -46,7 +47,7 @@ def _array(obj, dtype=None, copy=True, ndmin=0):
     x = cast(_data(obj, "array"), _dt(dtype, "array"))
     if ndmin > x.ndim:
         x = x.reshape((1,) * (ndmin - x.ndim) + x.shape)
-    return jnp.array(x) if copy else x
+    return jnp.array(x) if copy and x is obj else x   # (data converted here is already a new array)
 
 
 def _asarray(a, dtype=None):
@@ -61,8 +62,8 @@ def _asfarray(a, dtype=dtypes.float32):
 
 
 def _filled(value, name):
-    def impl(shape, dtype=dtypes.float32):
-        return jnp.full(check_shape(shape, name), value, _dt(dtype, name) or np.float32)
+    def impl(shape, dtype=dtypes.float32):   # (made with NumPy: no executable per shape)
+        return host_to_device(np.full(check_shape(shape, name), value, _dt(dtype, name) or np.float32))
     return impl
 
 
@@ -78,7 +79,7 @@ def _like(value, name):
     def impl(a, dtype=None, shape=None):
         x = to_tensor(a)
         shape = x.shape if shape is None else check_shape(shape, name)
-        return jnp.full(shape, value, _dt(dtype, name) or x.dtype)
+        return host_to_device(np.full(shape, value, _dt(dtype, name) or x.dtype))
     return impl
 
 
@@ -106,7 +107,7 @@ def _arange(start, stop=None, step=None, dtype=None):
         start, stop = 0, start
     floaty = any(isinstance(v, float) for v in (start, stop, step))
     out = np.arange(start, stop, step, dtype=np.float64 if floaty else np.int64)
-    return jnp.asarray(out.astype(_dt(dtype, "arange") or (np.float32 if floaty else np.int32)))
+    return host_to_device(out.astype(_dt(dtype, "arange") or (np.float32 if floaty else np.int32)))
 
 
 def _num(num, where):
@@ -159,15 +160,16 @@ def _int_arg(v, where):
 
 def _eye(N, M=None, k=0, dtype=dtypes.float32):  # noqa: N803 - MindSpore's names
     M = N if M is None else M
-    return jnp.eye(_int_arg(N, "eye"), _int_arg(M, "eye"), k, dtype=_dt(dtype, "eye"))
+    return host_to_device(np.eye(_int_arg(N, "eye"), _int_arg(M, "eye"), k, dtype=_dt(dtype, "eye") or np.float32))
 
 
 def _identity(n, dtype=dtypes.float32):
-    return jnp.identity(_int_arg(n, "identity"), dtype=_dt(dtype, "identity"))
+    return _eye(n, dtype=dtype)
 
 
 def _tri(N, M=None, k=0, dtype=dtypes.float32):  # noqa: N803
-    return jnp.tri(_int_arg(N, "tri"), None if M is None else _int_arg(M, "tri"), k, dtype=_dt(dtype, "tri"))
+    return host_to_device(np.tri(_int_arg(N, "tri"), None if M is None else _int_arg(M, "tri"), k,
+                                 dtype=_dt(dtype, "tri") or np.float32))
 
 
 def _square(m):

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..parameter import Parameter
+from ..tensor import as_array, host_to_device
 
 __all__ = ["to_tensor", "to_tensors", "is_array", "out_dtype", "cast", "is_float", "is_int", "x64"]
 
@@ -66,16 +67,19 @@ def to_tensor(x, where="input"):
         return x.value
     if isinstance(x, jax.Array):
         return x
-    if isinstance(x, np.ndarray) or hasattr(x, "__jax_array__"):
-        return jnp.asarray(x)
-    if isinstance(x, (np.generic,)):
+    if isinstance(x, (np.ndarray, np.generic)):
+        return as_array(x)   # (put on the device as jnp.asarray would, without a compiled copy per shape)
+    if hasattr(x, "__jax_array__"):
         return jnp.asarray(x)
     if isinstance(x, _NUMBER) or isinstance(x, (list, tuple)):
         dtype = _python_dtype(x)
         if dtype is None:  # a list holding Tensors
             return jnp.asarray(jnp.stack([to_tensor(v, where) for v in x])) if x else jnp.zeros((0,), jnp.float32)
         try:
-            return jnp.asarray(np.asarray(x), dtype=dtype)
+            host = np.asarray(x)
+            if host.dtype.kind in "biufc" and jax.dtypes.canonicalize_dtype(dtype) == np.dtype(dtype):
+                return host_to_device(np.asarray(host, dtype=dtype))   # (jnp.asarray converts with NumPy too)
+            return jnp.asarray(host, dtype=dtype)
         except (ValueError, TypeError) as e:
             raise ValueError(f"{where}: cannot make a Tensor of {x!r}: {e}") from None
     raise TypeError(f"{where}: expected a Tensor, a Python number, list or tuple, got {type(x).__name__}")
