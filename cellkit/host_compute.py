@@ -123,6 +123,28 @@ def _windows(x, spatial, window, strides, dilation):
     return indices, out
 
 
+def _columns(x, spatial, window, strides, dilation, by_position=None):
+    """The gathered windows of ``x`` (N, C, *spatial; padded) as (N, C, K, P): element ``k`` of the window
+    at output position ``p``; and the output sizes. One strided view per window offset, or, where the
+    window has more offsets than there are output positions (a weight gradient: the window is the
+    image), one window view per output position: the same array, from fewer, larger copies."""
+    out = [(x.shape[a] - (k - 1) * d - 1) // s + 1 for a, k, s, d in zip(spatial, window, strides, dilation)]
+    if by_position is None:
+        by_position = math.prod(window) > math.prod(out)
+    if not by_position:
+        indices, _ = _windows(x, spatial, window, strides, dilation)
+        cols = np.stack([x[index] for index in indices], axis=2)               # (N, C, K, *out)
+        return cols.reshape(x.shape[:2] + (math.prod(window), math.prod(out))), out
+    views = []
+    for position in itertools.product(*[range(n) for n in out]):
+        index = [slice(None)] * x.ndim
+        for a, q, k, s, d in zip(spatial, position, window, strides, dilation):
+            index[a] = slice(q * s, q * s + (k - 1) * d + 1, d)
+        views.append(x[tuple(index)])
+    cols = np.stack(views, axis=-1)                                            # (N, C, *window, P)
+    return cols.reshape(x.shape[:2] + (math.prod(window), math.prod(out))), out
+
+
 def _conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
           feature_group_count, preferred_element_type=None, **_):
     # Windows gathered (im2col) and one matrix product per feature group.
@@ -132,11 +154,10 @@ def _conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimensi
     w = np.transpose(rhs, rhs_spec).astype(out_dtype, copy=False)     # (O, I, *window)
     spatial = list(range(2, x.ndim))
     x = _dilate_and_pad(x, spatial, lhs_dilation, padding, 0)
-    indices, out = _windows(x, spatial, w.shape[2:], window_strides, rhs_dilation)
-    views = [x[index] for index in indices]
     n, groups = x.shape[0], feature_group_count
-    per_in, per_out, k, p = w.shape[1], w.shape[0] // groups, len(views), math.prod(out)
-    cols = np.stack(views, axis=2).reshape(n, groups, per_in * k, p)          # (N, G, I*K, P)
+    cols, out = _columns(x, spatial, w.shape[2:], window_strides, rhs_dilation)
+    per_in, per_out, k, p = w.shape[1], w.shape[0] // groups, math.prod(w.shape[2:]), math.prod(out)
+    cols = cols.reshape(n, groups, per_in * k, p)                              # (N, G, I*K, P)
     kernel = w.reshape(groups, per_out, per_in * k)                            # (G, O/G, I*K)
     y = np.matmul(kernel[None], cols).reshape([n, groups * per_out] + out)     # (N, O, *out)
     return np.transpose(y, np.argsort(out_spec))

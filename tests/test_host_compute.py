@@ -361,6 +361,9 @@ WINDOWED += [   # gathers (data movement: XLA's bits), scatter-adds and a max po
     ("interior and negative padding", lambda e, i: (lax.pad(e, np.float32(1.5), ((1, -2, 2), (-1, 3, 1))),
                                                     lax.pad(i, np.int32(7), ((0, 0, 3), (2, -1, 1))), lax.pad(e, np.float32(0), ((-3, -1, 0), (2, 0, 0)))),
      (_TABLE, _IDS), True),
+    ("conv weight gradients (the image as the window)", jax.grad(
+        lambda x, w: (lax.conv_general_dilated(x, w, (2, 1), ((1, 1), (0, 2)), rhs_dilation=(1, 2)) ** 2).sum()
+        + (lax.conv_general_dilated(x, w, (1, 1), "SAME") ** 2).sum(), argnums=1), (_IMG, _W), False),
     ("strided average pool backward", jax.grad(lambda x: (lax.reduce_window(x, np.float32(0), lax.add, (1, 1, 2, 2), (1, 1, 2, 2),
                                                                             "VALID") ** 2).sum()),
      (jnp.asarray(np.random.default_rng(4).normal(size=(2, 3, 6, 6)).astype(np.float32)),), False),
@@ -383,3 +386,13 @@ def test_a_large_or_batch_grouped_convolution_is_left_to_xla():
     x, w = jnp.asarray(_IMG), jnp.zeros((4, 6, 3, 3), jnp.float32)
     assert host_ops.plan(lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", batch_group_count=2),
                          [x, w]) is None
+
+
+@pytest.mark.parametrize("window, strides, dilation", [((3, 3), (1, 1), (1, 1)), ((7, 6), (2, 1), (1, 1)),
+                                                       ((2, 3), (1, 2), (2, 1)), ((9, 8), (1, 1), (1, 1))])
+def test_a_convolutions_columns_are_the_same_gathered_by_offset_or_by_position(window, strides, dilation):
+    x = np.random.default_rng(5).normal(size=(2, 3, 9, 8)).astype(np.float32)
+    by_offset, out = host_compute._columns(x, [2, 3], window, strides, dilation, by_position=False)
+    by_position, out2 = host_compute._columns(x, [2, 3], window, strides, dilation, by_position=True)
+    assert out == out2 and by_offset.shape == (2, 3, int(np.prod(window)), int(np.prod(out)))
+    np.testing.assert_array_equal(by_offset, by_position)
