@@ -1,6 +1,6 @@
 """What ``import cellkit`` does to keep a fresh process's start cheap.
 
-A short script pays its imports every time it runs. Two costs here are not
+A short script pays its imports every time it runs. The costs here are not
 the imported code's own work:
 
 * **The cyclic collector.** Importing cellkit, JAX and NumPy makes about
@@ -19,6 +19,11 @@ the imported code's own work:
   start with ``jax_rocm`` (read from their folder names, no metadata parsed):
   the loop finds the same plugin, or none, as before. Any other caller of
   ``importlib.metadata.distributions`` meanwhile gets every distribution.
+* **A test library JAX's import reaches.** ``jax._src.path`` imports
+  ``etils.epath``, whose ``testing`` module imports ``unittest.mock`` and with it
+  ``asyncio`` (about 8 ms) without using it at import. :func:`import_jax` defers
+  ``unittest.mock`` (:func:`defer_submodule`): it loads on its first use, the
+  same module object.
 * **Libraries a script may not use.** optax (25 ms with absl) is imported by
   cellkit's optimizers and learning-rate schedules on their first use, not by
   ``import cellkit``: they name it through :func:`lazy_module`.
@@ -79,10 +84,13 @@ def _rocm_candidates(original):
 
 
 def import_jax():
-    """``import jax``, its ROCm plugin scan narrowed as the module docstring says (only on the first import)."""
+    """``import jax``, its ROCm plugin scan narrowed and ``unittest.mock`` deferred as the module docstring
+    says (only on the first import)."""
     if "jax" in sys.modules:
         import jax
         return jax
+    import unittest   # (the package only, which JAX's import reaches anyway; its mock module is deferred)
+    defer_submodule("unittest.mock")
     import importlib.metadata   # (with the collector paused, when cellkit's import calls this)
     original = importlib.metadata.distributions
     importlib.metadata.distributions = _rocm_candidates(original)
@@ -147,18 +155,21 @@ class _Deferred(types.ModuleType):
 
 
 def defer_submodule(name: str) -> bool:
-    """Make the submodule ``name`` ("package.sub", its package not yet imported) run its code only when
-    one of its attributes is first read, not when the package's ``__init__`` imports it. Returns whether
-    it did: False when the package or the submodule is already imported, or the submodule is not found
-    as a plain source or byte-code file (for a dotted package, finding it imports the top-level one).
+    """Make the submodule ``name`` ("package.sub") run its code only when one of its attributes is first
+    read, not when it is imported. Returns whether it did: False when the submodule is already imported,
+    or not found as a plain source or byte-code file (for a dotted package, finding it imports the
+    top-level one).
 
-    For a submodule that the package imports but nothing reads at import time: the package's
-    ``from . import sub`` binds the deferred module, and every later use sees that same object, loaded.
+    For a submodule that its package (not yet imported) imports but nothing reads at import time, the
+    package's ``from . import sub`` binds the deferred module. For one whose package is already imported
+    (and does not import it), the deferred module is set as the package's attribute, as its import
+    would set it: ``import package.sub``, ``from package import sub`` and ``from package.sub import x``
+    all give it. Every later use sees that same object, loaded.
     """
     import importlib.machinery
     import importlib.util
-    parent = name.rpartition(".")[0]
-    if not parent or name in sys.modules or parent in sys.modules:
+    parent, _, child = name.rpartition(".")
+    if not parent or name in sys.modules:
         return False
     try:
         found = importlib.util.find_spec(parent)
@@ -172,4 +183,6 @@ def defer_submodule(name: str) -> bool:
     module = importlib.util.module_from_spec(spec)
     module.__class__ = _Deferred
     sys.modules[name] = module
+    if parent in sys.modules:
+        setattr(sys.modules[parent], child, module)
     return True

@@ -141,6 +141,29 @@ def test_defer_submodule_leaves_imported_or_missing_modules_alone(tmp_path):
     assert out == ["False", "False", "False", "False", "False", "42"]
 
 
+def test_a_submodule_of_an_imported_package_is_deferred_as_its_attribute(tmp_path):
+    root = tmp_path / "deferpkg4"
+    root.mkdir()
+    (root / "__init__.py").write_text("LIGHT = 1\n")   # (does not import its submodule)
+    (root / "heavy.py").write_text("import builtins\nbuiltins.HEAVY4 = getattr(builtins, 'HEAVY4', 0) + 1\n"
+                                   "VALUE = 42\n")
+    out = _python(f"import sys, builtins; sys.path.insert(0, {str(tmp_path)!r}); from cellkit import startup; "
+                  "import deferpkg4; print(startup.defer_submodule('deferpkg4.heavy')); "
+                  "import deferpkg4.heavy; from deferpkg4 import heavy; print(getattr(builtins, 'HEAVY4', 0)); "
+                  "print(deferpkg4.heavy.VALUE, heavy is deferpkg4.heavy is sys.modules['deferpkg4.heavy']); "
+                  "from deferpkg4.heavy import VALUE; print(VALUE, builtins.HEAVY4)")
+    assert out == ["True", "0", "42", "True", "42", "1"]
+
+
+def test_jax_import_leaves_unittest_mock_to_its_first_use():
+    # (etils.epath.testing imports it, with asyncio, and uses it only inside a function)
+    out = _python("import sys, cellkit; print('asyncio' in sys.modules); "
+                  "import unittest.mock; p = unittest.mock.patch; from unittest import mock; "
+                  "from unittest.mock import MagicMock; print(mock is unittest.mock is sys.modules['unittest.mock'], "
+                  "type(mock).__name__, MagicMock()(1) is not None, callable(p))")
+    assert out == ["False", "True", "module", "True", "True"]
+
+
 def test_deferred_dir_loads_and_a_failing_run_is_retried(tmp_path):
     root = _package(tmp_path, "deferpkg3")
     (root / "heavy.py").write_text("import os\nif os.environ.get('FAIL_HEAVY'):\n    raise ImportError('no')\n"
