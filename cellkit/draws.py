@@ -42,12 +42,12 @@ import numpy as np
 from jax import lax
 
 from .host_keys import partitionable_threefry, threefry2x32
+from .tiered_jit import eager_options_jit
 
 try:   # (jax.extend.random's own name; importing jax.extend loads Pallas, ~13 ms of every import)
     from jax._src.random.threefry2x32 import threefry2x32_p as _THREEFRY
 except ImportError:   # another jax
     from jax.extend.random import threefry2x32_p as _THREEFRY
-from .tiered_jit import eager_options_jit
 
 __all__ = ["standard", "CHUNK", "HOST_UNIFORM"]
 

@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..parameter import Parameter
 from ..random import next_key
 from ..tensor import host_to_device
 from . import dtypes
@@ -47,7 +48,8 @@ def _array(obj, dtype=None, copy=True, ndmin=0):
     x = cast(_data(obj, "array"), _dt(dtype, "array"))
     if ndmin > x.ndim:
         x = x.reshape((1,) * (ndmin - x.ndim) + x.shape)
-    return jnp.array(x) if copy and x is obj else x   # (data converted here is already a new array)
+    source = obj.value if isinstance(obj, Parameter) else obj
+    return jnp.array(x) if copy and x is source else x   # (data converted here is already a new array)
 
 
 def _asarray(a, dtype=None):
