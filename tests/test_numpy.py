@@ -305,6 +305,8 @@ def test_parameters_are_read_as_their_values():
     (lambda: mnp.mean(mnp.ones((2, 3)), axis=2), ValueError, ["mean", "axis 2"]),
     (lambda: mnp.where(mnp.ones(2) > 0), TypeError, ["where", "argwhere"]),
     (lambda: mnp.array("text"), TypeError, ["array", "str"]),
+    (lambda: mnp.identity(2.5), TypeError, ["identity", "2.5"]),
+    (lambda: mnp.eye(2, 2.5), TypeError, ["eye", "2.5"]),
 ])
 def test_errors_name_the_function_and_the_argument(call, kind, words):
     with pytest.raises(kind) as info:

@@ -166,7 +166,7 @@ def _eye(N, M=None, k=0, dtype=dtypes.float32):  # noqa: N803 - MindSpore's name
 
 
 def _identity(n, dtype=dtypes.float32):
-    return _eye(n, dtype=dtype)
+    return host_to_device(np.identity(_int_arg(n, "identity"), dtype=_dt(dtype, "identity") or np.float32))
 
 
 def _tri(N, M=None, k=0, dtype=dtypes.float32):  # noqa: N803
