@@ -111,9 +111,14 @@ def _dilate_and_pad(x, spatial, dilation, padding, fill):
     return x[tuple(crops)]
 
 
+def _output_sizes(x, spatial, window, strides, dilation):
+    """The number of window positions along each ``spatial`` axis of ``x`` (already padded)."""
+    return [(x.shape[a] - (k - 1) * d - 1) // s + 1 for a, k, s, d in zip(spatial, window, strides, dilation)]
+
+
 def _windows(x, spatial, window, strides, dilation):
     """For each window offset, the index of ``x``'s (already padded) strided view at it; and the output sizes."""
-    out = [(x.shape[a] - (k - 1) * d - 1) // s + 1 for a, k, s, d in zip(spatial, window, strides, dilation)]
+    out = _output_sizes(x, spatial, window, strides, dilation)
     indices = []
     for offset in itertools.product(*[range(k) for k in window]):
         index = [slice(None)] * x.ndim
@@ -128,7 +133,7 @@ def _columns(x, spatial, window, strides, dilation, by_position=None):
     at output position ``p``; and the output sizes. One strided view per window offset, or, where the
     window has more offsets than there are output positions (a weight gradient: the window is the
     image), one window view per output position: the same array, from fewer, larger copies."""
-    out = [(x.shape[a] - (k - 1) * d - 1) // s + 1 for a, k, s, d in zip(spatial, window, strides, dilation)]
+    out = _output_sizes(x, spatial, window, strides, dilation)
     if by_position is None:
         by_position = math.prod(window) > math.prod(out)
     if not by_position:

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..parameter import Parameter
-from ..tensor import as_array, host_to_device
+from ..tensor import as_array, to_array
 
 __all__ = ["to_tensor", "to_tensors", "is_array", "out_dtype", "cast", "is_float", "is_int", "x64"]
 
@@ -76,10 +76,7 @@ def to_tensor(x, where="input"):
         if dtype is None:  # a list holding Tensors
             return jnp.asarray(jnp.stack([to_tensor(v, where) for v in x])) if x else jnp.zeros((0,), jnp.float32)
         try:
-            host = np.asarray(x)
-            if host.dtype.kind in "biufc" and jax.dtypes.canonicalize_dtype(dtype) == np.dtype(dtype):
-                return host_to_device(np.asarray(host, dtype=dtype))   # (jnp.asarray converts with NumPy too)
-            return jnp.asarray(host, dtype=dtype)
+            return to_array(np.asarray(x), dtype)   # (converted with NumPy, as jnp.asarray does: no compile)
         except (ValueError, TypeError) as e:
             raise ValueError(f"{where}: cannot make a Tensor of {x!r}: {e}") from None
     raise TypeError(f"{where}: expected a Tensor, a Python number, list or tuple, got {type(x).__name__}")
