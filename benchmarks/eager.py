@@ -7,9 +7,10 @@ Each program of :mod:`benchmarks.eager_programs` runs in a fresh process, as a
 user's script does, with cellkit's modules byte-compiled beforehand, as an
 installed package's are (MindSpore's are). Per run it reports the process's wall time (interpreter
 start, ``import``, the program), the program's own seconds, and for cellkit
-the number of XLA executables obtained (compiled or read from the persistent
-cache), the seconds spent getting them and the persistent-cache hits; run
-seconds are the program's seconds less the compile seconds.
+the number of XLA executables obtained (compiled, read from the persistent
+cache, or read back whole by :mod:`cellkit.stored_executables`), the seconds
+spent getting them and the cache hits (both kinds of reading); run seconds are
+the program's seconds less the compile seconds.
 
 cellkit runs under each ``--cache`` state: ``cold`` (an empty persistent
 compilation cache folder of its own), ``warm`` (the same folder again, filled
@@ -38,6 +39,7 @@ import tempfile  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 HIT_EVENT = "/jax/compilation_cache/cache_hits"
+STORED_EVENT = "/cellkit/stored_executables/load_duration"   # (cellkit.stored_executables: read back whole)
 
 
 # ----- the child: one program, one framework ---------------------------------------------------
@@ -51,9 +53,10 @@ def _child(name: str, framework: str, smoke: bool) -> dict:
         from jax import monitoring
 
         def on_duration(event, duration, **_):
-            if event == COMPILE_EVENT:
+            if event in (COMPILE_EVENT, STORED_EVENT):
                 counts["compiles"] += 1
                 counts["compile_s"] += duration
+                counts["cache_hits"] += event == STORED_EVENT
 
         def on_event(event, **_):
             if event == HIT_EVENT:

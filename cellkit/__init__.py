@@ -18,6 +18,7 @@ with _startup.collector_paused(freeze=True):
     from . import compilation_cache
     compilation_cache.configure()   # JAX's persistent compilation cache, on unless CELLKIT_COMPILATION_CACHE=0
     from .compilation_cache import clear_compilation_cache
+    from . import stored_executables   # (from the start: it notes executables read back from the cache)
     from . import dtype
     from .dtype import (Type, bfloat16, bool_, byte, cdouble, cfloat, complex64, complex128, double,
                         dtype_to_nptype, dtype_to_pytype, float8_e4m3fn, float8_e5m2, float16, float32,

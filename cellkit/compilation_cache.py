@@ -25,6 +25,10 @@ imported:
   running at once (pytest-xdist workers, notebooks) and a process killed while
   writing never leave a torn entry behind. Executables with host callbacks
   (``jax.debug.print``, ``ops.Custom``) are never stored.
+* **Whole executables.** JAX's cache key needs the computation traced and
+  lowered first; a few of cellkit's own fixed functions (the random draws that
+  initialise weights) also keep their executables whole in the folder, read
+  back without either (:mod:`cellkit.stored_executables`).
 * **Bound.** The folder grows by the executables of the programs run (tens of
   KB each). :func:`clear_compilation_cache` empties it (``all_versions=True``:
   the folders of other jax versions too); JAX's ``jax_compilation_cache_max_size``
@@ -110,7 +114,8 @@ def clear_compilation_cache(all_versions: bool = False) -> int:
     Removes the entries of the folder in use (:func:`cache_dir`). With
     ``all_versions=True`` it also empties cellkit's folders of other jax/jaxlib
     versions. Only the cache's own files (``*-cache``, ``*-atime``, unfinished
-    ``*.tmp``) are removed, never anything else found in the folder.
+    ``*.tmp``, and the whole executables of :mod:`cellkit.stored_executables`,
+    ``*-executable``) are removed, never anything else found in the folder.
     Executables already loaded in this process stay in memory.
     """
     folders = {pathlib.Path(d) for d in [cache_dir()] if d}
@@ -123,7 +128,7 @@ def clear_compilation_cache(all_versions: bool = False) -> int:
         if not folder.is_dir():
             continue
         for entry in folder.iterdir():
-            if entry.is_file() and entry.name.endswith(("-cache", "-atime", ".tmp")):
+            if entry.is_file() and entry.name.endswith(("-cache", "-atime", ".tmp", "-executable")):
                 try:
                     entry.unlink()
                     removed += 1

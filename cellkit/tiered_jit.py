@@ -141,7 +141,8 @@ class _Small:
     eager = property(lambda self: self._jit("eager"))
     fast = property(lambda self: self._jit("fast"))
 
-    def __call__(self, *args, **kwargs):
+    def _kind(self, args, kwargs) -> str:
+        """The ``jax.jit`` a top-level call with these arguments uses ("full", "eager" or "fast")."""
         total = 0
         for a in args:
             if type(a) is not _ArrayImpl:
@@ -152,14 +153,33 @@ class _Small:
             if kwargs:
                 total = _size(args, kwargs)
         if total is None or not _on_cpu() or not _eager_options[0]:
+            return "full"
+        return "fast" if total <= self.limit else "eager"
+
+    def __call__(self, *args, **kwargs):
+        kind = self._kind(args, kwargs)
+        if kind == "full":
             return self.full(*args, **kwargs)
         try:
-            return self.fast(*args, **kwargs) if total <= self.limit else self.eager(*args, **kwargs)
+            return self._jit(kind)(*args, **kwargs)
         except jax.errors.JaxRuntimeError as e:
             if "No such compile option" not in str(e):
                 raise
             _eager_options[0] = False   # another XLA: its defaults, from now on
             return self.full(*args, **kwargs)
+
+    def compiled(self, *args):
+        """The executable a top-level call with these arguments runs (``jax.stages.Compiled``, called with
+        the arguments that are not static)."""
+        kind = self._kind(args, {})
+        if kind != "full":
+            try:
+                return self._jit(kind).lower(*args).compile()
+            except jax.errors.JaxRuntimeError as e:
+                if "No such compile option" not in str(e):
+                    raise
+                _eager_options[0] = False
+        return self.full.lower(*args).compile()
 
     def lower(self, *args, **kwargs):
         return self.full.lower(*args, **kwargs)
