@@ -21,9 +21,9 @@ the imported code's own work:
   ``importlib.metadata.distributions`` meanwhile gets every distribution.
 * **A test library JAX's import reaches.** ``jax._src.path`` imports
   ``etils.epath``, whose ``testing`` module imports ``unittest.mock`` and with it
-  ``asyncio`` (about 8 ms) without using it at import. :func:`import_jax` defers
-  ``unittest.mock`` (:func:`defer_submodule`): it loads on its first use, the
-  same module object.
+  ``asyncio`` (about 8 ms) and the ``unittest`` package (about 6 ms) without
+  using them at import. :func:`import_jax` defers both (:func:`defer_submodule`):
+  each loads on its first use, the same module object.
 * **Libraries a script may not use.** optax (25 ms with absl) is imported by
   cellkit's optimizers and learning-rate schedules on their first use, not by
   ``import cellkit``: they name it through :func:`lazy_module`.
@@ -89,8 +89,8 @@ def import_jax():
     if "jax" in sys.modules:
         import jax
         return jax
-    import unittest   # (the package only, which JAX's import reaches anyway; its mock module is deferred)
-    defer_submodule("unittest.mock")
+    defer_submodule("unittest")        # (``from unittest import mock`` then reads the deferred mock below
+    defer_submodule("unittest.mock")   # as the package's attribute: neither runs)
     import importlib.metadata   # (with the collector paused, when cellkit's import calls this)
     original = importlib.metadata.distributions
     importlib.metadata.distributions = _rocm_candidates(original)
@@ -155,8 +155,8 @@ class _Deferred(types.ModuleType):
 
 
 def defer_submodule(name: str) -> bool:
-    """Make the submodule ``name`` ("package.sub") run its code only when one of its attributes is first
-    read, not when it is imported. Returns whether it did: False when the submodule is already imported,
+    """Make the submodule ``name`` ("package.sub"), or the top-level module ``name``, run its code only
+    when one of its attributes is first read, not when it is imported. Returns whether it did: False when the submodule is already imported,
     or not found as a plain source or byte-code file (for a dotted package, finding it imports the
     top-level one).
 
@@ -169,12 +169,15 @@ def defer_submodule(name: str) -> bool:
     import importlib.machinery
     import importlib.util
     parent, _, child = name.rpartition(".")
-    if not parent or name in sys.modules:
+    if name in sys.modules:
         return False
     try:
-        found = importlib.util.find_spec(parent)
-        places = None if found is None else found.submodule_search_locations
-        spec = None if places is None else importlib.machinery.PathFinder.find_spec(name, list(places))
+        if parent:
+            found = importlib.util.find_spec(parent)
+            places = None if found is None else found.submodule_search_locations
+            spec = None if places is None else importlib.machinery.PathFinder.find_spec(name, list(places))
+        else:
+            spec = importlib.machinery.PathFinder.find_spec(name)
     except (ImportError, ValueError):
         return False
     loaders = (importlib.machinery.SourceFileLoader, importlib.machinery.SourcelessFileLoader)
@@ -183,6 +186,6 @@ def defer_submodule(name: str) -> bool:
     module = importlib.util.module_from_spec(spec)
     module.__class__ = _Deferred
     sys.modules[name] = module
-    if parent in sys.modules:
+    if parent and parent in sys.modules:
         setattr(sys.modules[parent], child, module)
     return True

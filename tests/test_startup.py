@@ -164,6 +164,24 @@ def test_jax_import_leaves_unittest_mock_to_its_first_use():
     assert out == ["False", "True", "module", "True", "True"]
 
 
+def test_jax_import_leaves_the_unittest_package_to_its_first_use():
+    out = _python("import sys, cellkit; print(type(sys.modules['unittest']).__name__, 'unittest.case' in sys.modules); "
+                  "import unittest; print(unittest.TestCase.__name__, 'unittest.case' in sys.modules, "
+                  "type(unittest).__name__, unittest.mock is sys.modules['unittest.mock']); "
+                  "from unittest import TestCase, main; print(TestCase is unittest.TestCase, callable(main))")
+    assert out == ["_Deferred", "False", "TestCase", "True", "module", "True", "True", "True"]
+
+
+def test_a_top_level_module_can_be_deferred(tmp_path):
+    (tmp_path / "defertop.py").write_text("import builtins\nbuiltins.TOP = getattr(builtins, 'TOP', 0) + 1\n"
+                                          "VALUE = 5\n")
+    out = _python(f"import sys, builtins; sys.path.insert(0, {str(tmp_path)!r}); from cellkit import startup; "
+                  "print(startup.defer_submodule('defertop')); import defertop; print(getattr(builtins, 'TOP', 0)); "
+                  "from defertop import VALUE; print(VALUE, builtins.TOP, defertop is sys.modules['defertop']); "
+                  "print(startup.defer_submodule('defertop'), startup.defer_submodule('no_such_top_module'))")
+    assert out == ["True", "0", "5", "1", "True", "False", "False"]
+
+
 def test_deferred_dir_loads_and_a_failing_run_is_retried(tmp_path):
     root = _package(tmp_path, "deferpkg3")
     (root / "heavy.py").write_text("import os\nif os.environ.get('FAIL_HEAVY'):\n    raise ImportError('no')\n"
