@@ -86,10 +86,15 @@ def scale_by_mindspore_adam(b1=0.9, b2=0.999, eps=1e-8, *, bias_correction=True,
         else:
             denominator = nu
 
+        corrections = {}   # dtype -> sqrt(1 - b2**t) / (1 - b1**t): made once, not once per Parameter
+
         def direction(n, v):
             if bias_correction:
-                t = count.astype(jnp.promote_types(n.dtype, jnp.float32))
-                n = n * (jnp.sqrt(1.0 - b2 ** t) / (1.0 - b1 ** t))
+                dtype = jnp.promote_types(n.dtype, jnp.float32)
+                if dtype not in corrections:
+                    t = count.astype(dtype)
+                    corrections[dtype] = jnp.sqrt(1.0 - b2 ** t) / (1.0 - b1 ** t)
+                n = n * corrections[dtype]
             return (n / (jnp.sqrt(v) + eps)).astype(v.dtype)
 
         new = jax.tree.map(direction, numerator, denominator)
