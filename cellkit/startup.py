@@ -156,9 +156,9 @@ class _Deferred(types.ModuleType):
 
 def defer_submodule(name: str) -> bool:
     """Make the submodule ``name`` ("package.sub"), or the top-level module ``name``, run its code only
-    when one of its attributes is first read, not when it is imported. Returns whether it did: False when the submodule is already imported,
-    or not found as a plain source or byte-code file (for a dotted package, finding it imports the
-    top-level one).
+    when one of its attributes is first read, not when it is imported. Returns whether it did: False
+    when the module is already imported, or not found as a plain source or byte-code file (for a
+    dotted name, finding it imports the top-level package).
 
     For a submodule that its package (not yet imported) imports but nothing reads at import time, the
     package's ``from . import sub`` binds the deferred module. For one whose package is already imported

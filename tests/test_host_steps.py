@@ -140,3 +140,21 @@ def test_a_small_models_first_backward_passes_run_on_the_host_then_compile():
     assert taking_over["n"] >= 1               # the compiled backward pass from the STEPS-th call on
     for g, w in zip(later, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6 * float(np.abs(w).max()))
+
+
+def test_the_update_is_traced_with_jax_functions_inline_and_python_loops_give_the_same_values():
+    # (traced under jax.disable_jit: jnp's jitted functions are inlined, not traced per shape)
+    params, opt, grads = _setup(OPTIMIZERS["Adam"], 1)
+    opt(grads[0])
+    (plan,) = opt._update_fn.plans.values()
+    assert isinstance(plan, host_ops.Plan) and plan.calls == 1
+    assert not [e for e in plan.jaxpr.jaxpr.eqns if e.primitive.name in ("pjit", "jit")]
+
+    def looped(x):
+        return jax.lax.fori_loop(0, 3, lambda i, c: c * 2.0 + i, x) + jnp.sum(x)
+    step = host_steps.HostFirst(jax.jit(looped))
+    x = jnp.arange(4.0, dtype=jnp.float32)
+    with compiles() as made:
+        got = step(x)
+    assert made["n"] == 0
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jax.jit(looped)(x)))

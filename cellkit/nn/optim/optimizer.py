@@ -488,7 +488,8 @@ def _init_state(tx, values):
     if host_ops.ready() and host_ops.local(values):
         try:
             container = type(values)
-            plan = host_ops.plan(lambda *vs: tx.init(container(vs)), list(values), limit=None)
+            with jax.disable_jit():   # (jnp's jitted functions traced inline: cellkit.host_steps says why)
+                plan = host_ops.plan(lambda *vs: tx.init(container(vs)), list(values), limit=None)
             if isinstance(plan, host_ops.Plan):
                 return host_ops.run(plan, list(values))
         except Exception:   # noqa: BLE001 - not traceable as a function of the values: compiled below
