@@ -29,12 +29,13 @@ there are (a few, of about 70 KB each). They are written to a temporary file and
 renamed into place, as the cache's own entries are.
 
 XLA's CPU runtime serializes an executable whole only when it was compiled in
-a process that has not yet read one back (from JAX's cache or from here): the
-code of a function named as one already loaded is left out, and the executable
-read back then fails when run. So an executable is stored only when compiled
-afresh in such a process (a script's first draws, typically), and only after
-it has been read back once and given the same bits; an executable read back
-is run once before it is used. Whatever cannot be stored, read or run is
+a process that has not yet read one back from JAX's cache: the code of a
+function named as one already loaded is left out, and the executable read
+back then fails when run. So an executable is stored only when compiled
+afresh in such a process (a script's first draws, typically; reading this
+store's own executables does not count), and only after it has been read back
+once and given the same bits; an executable read back is run once before it
+is used. Whatever cannot be stored, read or run is
 compiled (or read from JAX's cache) as before, never an error. With the persistent cache off
 (``CELLKIT_COMPILATION_CACHE=0``, ``set_context(enable_compile_cache=False)``),
 nothing is stored: the function is its ``jax.jit``.
@@ -80,7 +81,7 @@ _NOT_KEYED = ("jax_compilation_cache", "jax_persistent_cache", "jax_enable_compi
               "jax_traceback_filtering", "jax_check_proxy_envs")
 _environment = []   # [bytes]: the process's part of every key, computed on first use
 _lock = threading.Lock()
-_read_back = [False]   # whether this process has read an executable back (JAX's cache, or this store)
+_read_back = [False]   # whether this process has read an executable back from JAX's persistent cache
 
 
 def _on_event(event, **_):
@@ -165,13 +166,13 @@ class StoredJit:
             except Exception:   # noqa: BLE001 - unreadable: compiled again below, and the file replaced
                 pass
             else:
-                _read_back[0] = True
                 jax.monitoring.record_event(LOAD_EVENT)
                 jax.monitoring.record_event_duration_secs(LOAD_DURATION_EVENT, time.perf_counter() - start)
                 return executable, out
         if _read_back[0]:
-            # After an executable was read back in this process, a new one may serialize without the code
-            # of the functions they share (XLA's CPU runtime names them alike): used, not stored.
+            # After JAX read an executable back from its cache in this process, a new one may serialize
+            # without the code of the functions they share (XLA's CPU runtime names them alike): used,
+            # not stored.
             try:
                 executable = self.jitted.compiled(*args)
                 return executable, executable(*dynamic)

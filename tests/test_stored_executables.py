@@ -166,33 +166,39 @@ def test_clearing_the_cache_removes_the_stored_executables(tmp_path, monkeypatch
 
 
 DRAW = r"""
-import json
+import json, sys
 from jax import monitoring
 events = []
 monitoring.register_event_listener(lambda e, **_: events.append(e))
 monitoring.register_event_duration_secs_listener(lambda e, d, **_: events.append(e))
 from cellkit import draws
 import jax, numpy as np
-key = jax.random.key(3)
+key = jax.random.wrap_key_data(np.array([0, 3], np.uint32))   # (jax.random.key(3), made without compiling)
 dtype = np.float64 if jax.config.jax_enable_x64 else np.float32
-drawn = [draws.standard(kind, key, (5, 7), np.dtype(dtype)) for kind in ("normal", "truncated_normal")]
-same = (bool(np.array_equal(drawn[0], np.asarray(jax.random.normal(key, (5, 7), dtype))))
-        and bool(np.array_equal(drawn[1], np.asarray(jax.random.truncated_normal(key, -2.0, 2.0, (5, 7), dtype)))))
-print(json.dumps({"same": same, "loads": events.count("/cellkit/stored_executables/load"),
-                  "lowered": events.count("/jax/core/compile/jaxpr_to_mlir_module_duration")}))
+reference = {"normal": lambda: jax.random.normal(key, (5, 7), dtype),
+             "truncated_normal": lambda: jax.random.truncated_normal(key, -2.0, 2.0, (5, 7), dtype)}
+kinds = sys.argv[1].split(",")
+drawn = [draws.standard(kind, key, (5, 7), np.dtype(dtype)) for kind in kinds]   # (before jax.random's,
+lowered = events.count("/jax/core/compile/jaxpr_to_mlir_module_duration")       # read from JAX's cache)
+same = all(np.array_equal(d, np.asarray(reference[kind]())) for d, kind in zip(drawn, kinds))
+print(json.dumps({"same": bool(same), "loads": events.count("/cellkit/stored_executables/load"),
+                  "lowered": lowered}))
 """
 
 
-def test_a_fresh_process_draws_with_stored_executables_and_jax_randoms_bits(tmp_path):
+def test_fresh_processes_draw_with_stored_executables_and_jax_randoms_bits(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_COMPILATION", "CELLKIT_COMPILATION"))}
     env.update(JAX_COMPILATION_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    runs = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", DRAW], env=env, cwd=ROOT, capture_output=True, text=True,
-                              timeout=300)
+
+    def run(kinds):
+        done = subprocess.run([sys.executable, "-c", DRAW, kinds], env=env, cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
-        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    assert runs[0]["same"] and runs[1]["same"]
-    assert runs[0]["loads"] == 0 and runs[1]["loads"] == 2
-    # (the second process lowers only what the comparison with jax.random compiles)
-    assert runs[1]["lowered"] == runs[0]["lowered"] - 2
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    first = run("normal")                    # compiled afresh and stored
+    second = run("normal,truncated_normal")  # the first read back; the second compiled after it, stored too
+    third = run("normal,truncated_normal")   # both read back
+    assert first["same"] and second["same"] and third["same"]
+    assert (first["loads"], second["loads"], third["loads"]) == (0, 1, 2)
+    # (the draws lower only the executables compiled afresh)
+    assert (first["lowered"], second["lowered"], third["lowered"]) == (1, 1, 0)
