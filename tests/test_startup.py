@@ -201,3 +201,13 @@ def test_dataset_import_defers_grains_checkpoint_handlers():
                   "grain.checkpoint is sys.modules['grain.checkpoint'], type(grain.checkpoint).__name__, "
                   "hasattr(grain.checkpoint, 'CheckpointSave') == hasattr(handler, 'CheckpointSave'))")
     assert out == ["False", "True", "True", "module", "True"]
+
+
+def test_optax_is_imported_without_the_parts_nothing_reads_then():
+    out = _python("import sys, cellkit as ms; from cellkit import nn, startup; import numpy as np; "
+                  "w = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name='w'); "
+                  "opt = nn.Adam([w], learning_rate=0.1); opt((ms.Tensor(np.ones(2, np.float32)),)); "
+                  "print(sorted({type(sys.modules[n]).__name__ for n in startup.UNREAD_PARTS['optax']})); "
+                  "import optax, jax.scipy.stats as st; print(callable(optax.perturbations.make_perturbed_fun), "
+                  "float(st.t.pdf(0.0, 3.0)) > 0, type(st).__name__, [round(float(v), 3) for v in w.asnumpy()])")
+    assert out == ["['_Deferred']", "True", "True", "module", "[0.9,", "0.9]"]
