@@ -22,7 +22,10 @@ as plain Python on the tracers instead, which gives the same values (that is
 ``disable_jit``'s promise) in an equation list without the nested calls. It
 would also unroll a ``lax.scan`` and try a ``while_loop`` in Python, so a
 family is traced that way only once its first trace, made as above, holds
-no loop (``scan``, ``while``) at any depth.
+no loop (``scan``, ``while``) at any depth, or from its first trace on when its
+op is declared free of loops (:func:`declared_loop_free`: JAX's own functions,
+and cellkit's but those its modules name in ``EAGER_LOOPS``; a test keeps
+that list whole).
 
 >>> import jax.numpy as jnp
 >>> closed, shapes = trace(lambda x: {"y": jnp.sin(x) * 2}, jnp.ones(3))
@@ -32,6 +35,9 @@ no loop (``scan``, ``while``) at any depth.
 
 from __future__ import annotations
 
+import functools
+import sys
+
 import jax
 import numpy as np
 
@@ -40,7 +46,7 @@ try:   # (jax.extend.core's own name; importing jax.extend loads Pallas, ~13 ms 
 except ImportError:   # another jax
     from jax.extend.core import jaxprs_in_params
 
-__all__ = ["trace", "has_loop", "MAX_FAMILIES"]
+__all__ = ["trace", "has_loop", "declared_loop_free", "MAX_FAMILIES"]
 
 MAX_FAMILIES = 4096
 LOOPS = frozenset({"scan", "while"})
@@ -114,12 +120,46 @@ def trace(fn, *args, family=None):
     if family is None or direct is None:
         return (direct or _make_jaxpr)(fn, args)
     loop_free = _loop_free.get(family)
+    if loop_free is None and declared_loop_free(family):
+        loop_free = _remember(family, True)
     if loop_free:
         with jax.disable_jit():
             return direct(fn, args)
     traced = direct(fn, args)
     if loop_free is None:
-        if len(_loop_free) >= MAX_FAMILIES:
-            _loop_free.clear()   # (bounded: a family forgotten is traced as a first one again)
-        _loop_free[family] = not has_loop(traced[0])
+        _remember(family, not has_loop(traced[0]))
     return traced
+
+
+def _remember(family, loop_free: bool) -> bool:
+    if len(_loop_free) >= MAX_FAMILIES:
+        _loop_free.clear()   # (bounded: a family forgotten is traced as a first one again)
+    _loop_free[family] = loop_free
+    return loop_free
+
+
+def declared_loop_free(family) -> bool:
+    """Whether a family's op is known to call no JAX loop from its Python, so that its first trace may be
+    inline too: a family is ``(op, static arguments)``, or ``(tag, family)`` (an eager grad's JVP split);
+    the op (unwrapped) is one of JAX's own functions, or a cellkit function whose module does not name it
+    in ``EAGER_LOOPS`` (``True``: every function of the module; else a tuple of names). Anything else
+    (a user's function, an op that loops) is traced first as it is, to see."""
+    op = family
+    while isinstance(op, tuple) and len(op) == 2 and isinstance(op[0], str):
+        op = op[1]
+    if not isinstance(op, tuple) or not op:
+        return False
+    op = op[0]
+    for _ in range(8):   # (a tiered_jit object, functools.wraps and jax.jit wrappers, a partial, a method)
+        inner = (op.func if isinstance(op, functools.partial) else getattr(op, "__func__", None)
+                 or getattr(op, "__wrapped__", None))
+        if inner is None:
+            break
+        op = inner
+    module = getattr(op, "__module__", None) or ""
+    if module == "jax" or module.startswith("jax."):
+        return True   # (JAX's functions loop only over a few steps: searchsorted's levels, polyval's terms)
+    if not module.startswith("cellkit."):
+        return False
+    loops = getattr(sys.modules.get(module), "EAGER_LOOPS", False)
+    return loops is not True and getattr(op, "__name__", None) not in (loops or ())

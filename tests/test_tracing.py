@@ -183,3 +183,88 @@ def test_has_loop_and_the_families_bound(monkeypatch):
     for i in range(3):
         tracing.trace(jnp.sin, jnp.ones(i + 1), family=i)
     assert tracing._loop_free == {2: True}   # (full: forgotten, then the new one kept)
+
+
+def test_which_families_are_declared_free_of_loops():
+    from cellkit import ops
+    from cellkit.nn.layer import rnns
+    from cellkit.ops.operations import loss_ops
+    from cellkit.tiered_jit import tiered_jit
+    cases = {
+        "jax.numpy function": ((jnp.matmul, ()), True),
+        "jax.nn function, in a grad's split": (("jvp", (jax.nn.softmax, ())), True),
+        "cellkit op": ((ops.zeros, ()), True),
+        "a loss of a module that names its looping ops": ((ops.cross_entropy, ()), True),
+        "ctc_loss, named": ((ops.ctc_loss, ()), False),
+        "a Primitive's function calling ctc_loss": ((loss_ops._ctc_v2, ()), False),
+        "a module that loops throughout": ((ops.bessel_j0, ()), False),
+        "a layer's compiled core there": ((tiered_jit(rnns._stacked_rnn), ()), False),
+        "a user's function": ((_scan_sum, ()), False),
+        "not an op": ("looped", False),
+    }
+    got = {name: tracing.declared_loop_free(family) for name, (family, _) in cases.items()}
+    assert got == {name: want for name, (_, want) in cases.items()}
+
+
+def test_a_declared_family_is_traced_inline_from_its_first_trace(monkeypatch):
+    from cellkit import host_ops
+    monkeypatch.setattr(tracing, "_loop_free", {})
+    fn = _layer_norm
+    first, _ = tracing.trace(fn, *FAMILIES["layer norm"][1](4), family=(jnp.matmul, ("layer norm",)))
+    want = jax.make_jaxpr(fn)(*FAMILIES["layer norm"][1](4))
+    assert any(e.primitive.name in _CALLS for e in want.jaxpr.eqns)
+    assert not any(e.primitive.name in _CALLS for e in first.jaxpr.eqns)
+    args = _concrete(FAMILIES["layer norm"][1](4), 1)
+    for g, w in zip(host_ops.eval_inlined(first.jaxpr, first.consts, *args),
+                    host_ops.eval_inlined(want.jaxpr, want.consts, *args)):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+_LOOPS = {"scan", "fori_loop", "while_loop", "map"}
+
+
+def _loop_calls(tree):
+    """Names of the top-level functions of a module's syntax tree that call a JAX loop (``lax.<loop>``)."""
+    import ast
+    found = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for sub in ast.walk(node):
+                if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _LOOPS
+                        and (isinstance(sub.func.value, ast.Name) and sub.func.value.id == "lax"
+                             or isinstance(sub.func.value, ast.Attribute) and sub.func.value.attr == "lax")):
+                    found.add(node.name)
+    return found
+
+
+def test_every_cellkit_function_that_loops_is_named_in_its_modules_eager_loops():
+    # (else its op's first eager trace would run the loop in Python, unrolled: the same values, slowly)
+    import ast
+    import importlib
+    import pathlib
+    root = pathlib.Path(tracing.__file__).parent
+    trees = {}
+    for path in root.rglob("*.py"):
+        module = "cellkit." + ".".join(path.relative_to(root).with_suffix("").parts)
+        trees[module.removesuffix(".__init__")] = ast.parse(path.read_text())
+    looping = {m: _loop_calls(t) for m, t in trees.items()}
+    # (and the top-level functions that call one of those by name, in any module, to the last caller)
+    while True:
+        names = {n for found in looping.values() for n in found}
+        grown = False
+        for module, tree in trees.items():
+            for node in tree.body:
+                if isinstance(node, ast.FunctionDef) and node.name not in looping[module] and any(
+                        (sub.attr if isinstance(sub, ast.Attribute) else sub.id) in names - {node.name}
+                        for sub in ast.walk(node) if isinstance(sub, (ast.Attribute, ast.Name))):
+                    looping[module].add(node.name)
+                    grown = True
+        if not grown:
+            break
+    missing = []
+    for module, found in sorted(looping.items()):
+        if not found:
+            continue
+        declared = getattr(importlib.import_module(module), "EAGER_LOOPS", False)
+        missing += [f"{module}.{n}" for n in sorted(found) if declared is not True and n not in declared]
+    assert not missing, f"name these in their module's EAGER_LOOPS: {missing}"

@@ -29,6 +29,7 @@ from .frame import _to_values
 from .transforms import finish, pure
 
 __all__ = ["ForiLoop", "WhileLoop", "Scan"]
+EAGER_LOOPS = True   # (JAX loops from Python: cellkit.tracing)
 
 
 def _values(tree):

@@ -50,6 +50,7 @@ from .._init_util import make_param
 from .rnn_cells import MODES, check_float, check_nonlinearity, check_state
 
 __all__ = ["RNN", "LSTM", "GRU"]
+EAGER_LOOPS = True   # (JAX loops from Python: cellkit.tracing)
 
 
 class _RNNBase(Cell):

@@ -25,6 +25,7 @@ from .loss import LossBase
 from .wrapped import DiceLoss
 
 __all__ = ["FocalLoss", "MultiClassDiceLoss", "SampledSoftmaxLoss", "TripletMarginWithDistanceLoss"]
+EAGER_LOOPS = True   # (JAX loops from Python: cellkit.tracing)
 
 
 def _float_type(owner, name, value) -> float:

@@ -32,6 +32,7 @@ import numpy as np
 from ._utils import _v, exporter
 
 __all__ = []
+EAGER_LOOPS = True   # (JAX loops from Python: cellkit.tracing)
 _public = exporter(__all__)
 
 _GAMMA = 0.5772156649015329

@@ -28,6 +28,7 @@ from ...eager_jit import eager_jit, needs_values
 from ._utils import exporter
 
 __all__ = []
+EAGER_LOOPS = ("ctc_forward", "ctc_loss")   # (JAX loops from Python: cellkit.tracing)
 _public = exporter(__all__)
 
 _REDUCTIONS = ("mean", "sum", "none")

@@ -26,6 +26,7 @@ from ..function._utils import _v
 from ..primitive import install_primitives
 
 __all__ = []
+EAGER_LOOPS = True   # (JAX loops from Python: cellkit.tracing)
 
 
 def _labels(indices, values, batch, collapse):

@@ -22,6 +22,7 @@ from ..function._utils import _v
 from ..primitive import REQUIRED, install_primitives
 
 __all__ = []
+EAGER_LOOPS = ("_dynamic_rnn",)   # (JAX loops from Python: cellkit.tracing)
 
 
 def _cache_write(cache, rows, slots, what):

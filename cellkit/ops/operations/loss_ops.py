@@ -24,6 +24,7 @@ from ..function.activation_func import float_arg, tensor_arg
 from ..primitive import install_primitives
 
 __all__ = []
+EAGER_LOOPS = ("_ctc_v2",)   # (JAX loops from Python: cellkit.tracing)
 
 
 def _softmax_ce(logits, labels):
