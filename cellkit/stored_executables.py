@@ -35,15 +35,15 @@ back then fails when run. So an executable is stored only when compiled
 afresh in such a process (a script's first draws, typically; reading this
 store's own executables does not count), and only after it has been read back
 once and given the same bits; an executable read back is run once before it
-is used. Whatever cannot be stored, read or run is
-compiled (or read from JAX's cache) as before, never an error. With the persistent cache off
+is used. Whatever cannot be stored, read or run is compiled (or read from
+JAX's cache) as before, never an error. With the persistent cache off
 (``CELLKIT_COMPILATION_CACHE=0``, ``set_context(enable_compile_cache=False)``),
 nothing is stored: the function is its ``jax.jit``.
 :func:`cellkit.compilation_cache.clear_compilation_cache` removes these files
 with the rest.
 
-Each executable read back records the JAX monitoring event :data:`LOAD_EVENT`, and its
-seconds under :data:`LOAD_DURATION_EVENT`, as JAX records a compile.
+Each executable read back records the JAX monitoring event :data:`LOAD_EVENT`,
+and its seconds under :data:`LOAD_DURATION_EVENT`, as JAX records a compile.
 
 >>> import jax.numpy as jnp, numpy as np
 >>> from cellkit.tiered_jit import eager_options_jit
