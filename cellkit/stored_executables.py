@@ -54,6 +54,7 @@ and its seconds under :data:`LOAD_DURATION_EVENT`, as JAX records a compile.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pathlib
@@ -67,6 +68,12 @@ import numpy as np
 from jax.experimental import serialize_executable
 
 from . import compilation_cache
+
+try:   # (JAX's own key for the settings that change a trace: its jit caches use it)
+    from jax._src.config import trace_context as _trace_context
+except ImportError:   # another jax
+    def _trace_context():
+        return None
 
 __all__ = ["StoredJit", "LOAD_EVENT", "LOAD_DURATION_EVENT", "SUFFIX"]
 
@@ -169,30 +176,32 @@ class StoredJit:
                 jax.monitoring.record_event(LOAD_EVENT)
                 jax.monitoring.record_event_duration_secs(LOAD_DURATION_EVENT, time.perf_counter() - start)
                 return executable, out
-        if _read_back[0]:
-            # After JAX read an executable back from its cache in this process, a new one may serialize
-            # without the code of the functions they share (XLA's CPU runtime names them alike): used,
-            # not stored.
-            try:
-                executable = self.jitted.compiled(*args)
-                return executable, executable(*dynamic)
-            except Exception:   # noqa: BLE001 - the call itself says what is wrong
-                return None, None
+        # A new executable serializes whole only when compiled afresh (one JAX read back from its cache
+        # would not serialize with its code), and before JAX read any back in this process (XLA's CPU
+        # runtime names functions alike, and leaves out the code of one already loaded): else it is used,
+        # not stored.
+        storable = not _read_back[0]
         try:
-            from jax._src.config import enable_compilation_cache
-            with enable_compilation_cache(False):   # (not read back from JAX's cache: that one would not
-                executable = self.jitted.compiled(*args)   # serialize with its code)
+            with _compilation_cache_off() if storable else contextlib.nullcontext():
+                executable = self.jitted.compiled(*args)
             out = executable(*dynamic)
         except Exception:   # noqa: BLE001 - the call itself says what is wrong
             return None, None
-        try:
-            ids = [d.id for d in executable.runtime_executable().local_devices()]
-            payload = pickle.dumps((*serialize_executable.serialize(executable), ids))
-            if _round_trips(payload, dynamic, out):
-                _write(path, header + payload)
-        except Exception:   # noqa: BLE001 - not serializable on this backend: used, not stored
-            pass
+        if storable:
+            try:
+                ids = [d.id for d in executable.runtime_executable().local_devices()]
+                payload = pickle.dumps((*serialize_executable.serialize(executable), ids))
+                if _round_trips(payload, dynamic, out):
+                    _write(path, header + payload)
+            except Exception:   # noqa: BLE001 - not serializable on this backend: used, not stored
+                pass
         return executable, out
+
+
+def _compilation_cache_off():
+    """JAX's persistent cache off in this thread, for the compilations inside."""
+    from jax._src.config import enable_compilation_cache
+    return enable_compilation_cache(False)
 
 
 def _round_trips(payload, dynamic, out) -> bool:
@@ -227,15 +236,6 @@ def _write(path: pathlib.Path, data: bytes) -> None:
             tmp.unlink()
         except OSError:
             pass
-
-
-def _trace_context():
-    """JAX's own key for settings that change a trace (its jit caches use it), or None in a JAX without it."""
-    try:
-        from jax._src.config import trace_context
-    except ImportError:
-        return None
-    return trace_context()
 
 
 def _settings() -> list:

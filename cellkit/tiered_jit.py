@@ -163,9 +163,7 @@ class _Small:
         try:
             return self._jit(kind)(*args, **kwargs)
         except jax.errors.JaxRuntimeError as e:
-            if "No such compile option" not in str(e):
-                raise
-            _eager_options[0] = False   # another XLA: its defaults, from now on
+            _refused(e)
             return self.full(*args, **kwargs)
 
     def compiled(self, *args):
@@ -176,9 +174,7 @@ class _Small:
             try:
                 return self._jit(kind).lower(*args).compile()
             except jax.errors.JaxRuntimeError as e:
-                if "No such compile option" not in str(e):
-                    raise
-                _eager_options[0] = False
+                _refused(e)
         return self.full.lower(*args).compile()
 
     def lower(self, *args, **kwargs):
@@ -186,6 +182,14 @@ class _Small:
 
     def trace(self, *args, **kwargs):
         return self.full.trace(*args, **kwargs)
+
+
+def _refused(error) -> None:
+    """After an XLA error: where it refused :data:`EAGER_OPTIONS`, XLA's defaults from now on (another
+    XLA); any other error is raised again."""
+    if "No such compile option" not in str(error):
+        raise error
+    _eager_options[0] = False
 
 
 def _size(args, kwargs):
