@@ -23,9 +23,11 @@ What stays exactly as it was:
   data-dependent shapes) or fails in any way runs op by op, for that
   signature, from then on; the first such call is run op by op too, so its
   result, error or warning is the one the op gives eagerly.
-* An op that sees more than :data:`MAX_STATIC` distinct Python floats in the
-  same position (a learning rate that changes every step, say) goes back to op
-  by op for good, so it never compiles once per value.
+* A call form (an op with the same arguments but for its Python floats: a
+  learning rate that changes every step, say) is compiled for
+  :data:`MAX_STATIC` distinct float values at most; further values of that form
+  run op by op, so it never compiles once per value. The op's other forms, and
+  calls the host runs (below), are left as they were.
 * An op that only moves data (a reshape, transpose, concatenation, slice or
   split: :mod:`cellkit.host_ops`) on small concrete arrays on the CPU backend
   runs with NumPy instead, giving the same bits with no compilation per shape,
@@ -227,9 +229,9 @@ def _wrap(fn, compile):
     # in the last bit.
     whole = not compile and _jax_jitted(fn)
     entries = {}          # (treedef, static key) -> jitted function, or None: op by op
-    values = {}           # (treedef, static key without floats) -> the static keys seen (MAX_STATIC + 1 at most)
+    values = {}           # (treedef, static key without floats) -> the static keys compiled (MAX_STATIC at most)
     plans = {}            # (treedef, static key) -> {input signature: host_ops.plan's answer}, or False
-    state = {"off": False, "host_off": False}
+    state = {"host_off": False}
 
     grads = {}            # (key, input signature) -> the op as eager_grad.linearize made it, or None
 
@@ -257,6 +259,23 @@ def _wrap(fn, compile):
                 _stats["host"] += 1
         return plan if answer or isinstance(plan, host_ops.Plan) else None
 
+    def crowded(key):
+        """Whether compiling for ``key`` would make more than MAX_STATIC executables of one call form
+        (the same arguments but for their floats: a learning rate that changes every step, say); that
+        form's further float values then run op by op, compiling nothing per value. Calls that run on
+        the host never come here, so the order of calls never decides which run there."""
+        treedef, static = key
+        if not any(s is not None and s[0] in (float, complex) for s in static):
+            return False
+        seen = values.setdefault((treedef, tuple(s for s in static if s is None or s[0] not in (float, complex))),
+                                 set())
+        if static in seen:
+            return False
+        if len(seen) >= MAX_STATIC:
+            return True
+        seen.add(static)
+        return False
+
     def host_call(key, dynamic):
         """The op's result computed with NumPy (host_ops), or _MISS."""
         plan = host_plan(key, dynamic)
@@ -280,9 +299,11 @@ def _wrap(fn, compile):
                     np.issubdtype(d.dtype, np.inexact) for d in primals):
                 op = host_ops.differentiable(plan)   # (a data-movement op of floating arrays: linear)
             else:
+                on_host = isinstance(plan, host_ops.Plan) or plan is host_ops.PASSTHROUGH
+                if not on_host and crowded(key):
+                    return _MISS   # (not kept: a float that changes every call would fill the table)
                 if len(grads) >= MAX_ENTRIES:
                     grads.clear()
-                on_host = isinstance(plan, host_ops.Plan) or plan is host_ops.PASSTHROUGH
                 with _Guarded():
                     op = eager_grad.linearize(_body(fn, *key), primals, host=on_host, family=(fn, key))
             grads[signature] = op
@@ -297,7 +318,7 @@ def _wrap(fn, compile):
     @functools.wraps(fn)
     def call(*args, **kwargs):
         frame = local.frame
-        if state["off"] or not _enabled[0] or frame is not None and getattr(frame, "staged", True):
+        if not _enabled[0] or frame is not None and getattr(frame, "staged", True):
             return fn(*args, **kwargs)
         if not compile and not (host_ops.on_cpu() and _first_level(args, host_ops.MAX_INPUT_ELEMENTS)):
             return fn(*args, **kwargs)
@@ -311,15 +332,6 @@ def _wrap(fn, compile):
             jitted = entries.get(key, False)
         except TypeError:      # an unhashable static part (a pytree node's own data)
             return fn(*args, **kwargs)
-        if jitted is False:
-            # Shapes, axes and dtypes vary legitimately; a float that changes from call to call
-            # (a learning rate, a step-dependent scale) would compile once per value: op by op.
-            rest = (treedef, tuple(s for s in static if s is None or s[0] not in (float, complex)))
-            seen = values.setdefault(rest, set())
-            seen.add(static)
-            if len(seen) > MAX_STATIC:
-                state["off"] = True
-                return fn(*args, **kwargs)
         # The host is asked before anything this key's compiled entry says, so which calls run there
         # depends only on the op, the signature and the context, never on what ran before.
         primals = _diff_primals(dynamic)
@@ -333,7 +345,7 @@ def _wrap(fn, compile):
                 return out
         if jitted is None or not compile:
             return fn(*args, **kwargs)
-        if jitted is False and len(entries) >= MAX_ENTRIES:
+        if jitted is False and (len(entries) >= MAX_ENTRIES or crowded(key)):
             return fn(*args, **kwargs)   # (executables kept for MAX_ENTRIES keys at most; the rest op by op)
         if jitted is False:
             jitted = tiered_jit(_body(fn, treedef, static))

@@ -117,15 +117,43 @@ def test_python_values_warnings_and_value_checks_stay_eager():
     assert str(fused.value) == str(plain.value)
 
 
-def test_a_changing_float_goes_back_to_op_by_op():
+@host_compute_off()
+def test_a_changing_float_compiles_max_static_executables_then_runs_op_by_op():
     @wrap
-    def scale(x, s):
-        return jnp.sin(x) * s
+    def scale(x, s, power=1):
+        return jnp.sin(x) ** power * s
     x = jnp.ones(3)
+    before = eager_jit.stats()["compiled"]
     with compiles() as c:
         for i in range(eager_jit.MAX_STATIC + 6):
             assert np.allclose(scale(x, 0.5 + i), np.sin(1.0) * (0.5 + i))
+    assert eager_jit.stats()["compiled"] - before == eager_jit.MAX_STATIC
     assert c["n"] <= eager_jit.MAX_STATIC + 3
+    # Only that call form: a value compiled before keeps its executable, another form is compiled whole.
+    with compiles() as c:
+        assert np.allclose(scale(x, 0.5), np.sin(1.0) * 0.5)
+    assert c["n"] == 0
+    with compiles() as c:
+        assert np.allclose(scale(x, 0.5, power=2), np.sin(1.0) ** 2 * 0.5)
+    assert c["n"] == 1 and eager_jit.stats()["compiled"] - before == eager_jit.MAX_STATIC + 1
+
+
+def test_an_op_the_host_runs_stays_there_whatever_floats_it_saw_before():
+    # (which calls run on the host depends on the op and the call, never on the calls before it)
+    @wrap
+    def scale(x, s):
+        return jnp.sin(x) * s
+    with host_compute_off():
+        for i in range(eager_jit.MAX_STATIC + 4):
+            scale(jnp.ones(3), 0.25 + i)
+    x = jnp.arange(12, dtype=jnp.float32).reshape(3, 4)
+    with compiles() as c:
+        y = scale(x, 100.5)
+        value, grad = ms.value_and_grad(lambda a: scale(a, 7.5).sum())(x)
+    assert c["n"] == 0
+    np.testing.assert_allclose(y, np.sin(np.arange(12, dtype=np.float32)).reshape(3, 4) * 100.5, rtol=1e-6)
+    np.testing.assert_allclose(grad, np.cos(np.asarray(x)) * 7.5, rtol=1e-6)
+    np.testing.assert_allclose(value, (np.sin(np.asarray(x)) * 7.5).sum(), rtol=1e-5)
 
 
 def test_inside_a_trace_the_op_is_called_directly():

@@ -169,6 +169,8 @@ def test_a_dropout_mask_is_jax_random_bernoullis_without_a_compilation(shape, ke
 def test_dropout_inside_an_eager_grad_compiles_nothing_and_keeps_jaxs_mask():
     from compile_count import compiles
     x = ms.Tensor(np.arange(1, 13, dtype=np.float32).reshape(3, 4))
+    for p in np.linspace(0.05, 0.95, 12):   # (a schedule of rates before it changes nothing)
+        ops.dropout(ms.Tensor(np.ones((70001,), np.float32)), p=float(p))
     ms.set_seed(9)
     with compiles() as made:
         value, grad = ms.value_and_grad(lambda a: (ops.dropout(a, p=0.25) ** 2).sum())(x)
