@@ -346,7 +346,7 @@ def _wrap(fn, compile):
         if jitted is None or not compile:
             return fn(*args, **kwargs)
         if jitted is False and (len(entries) >= MAX_ENTRIES or crowded(key)):
-            return fn(*args, **kwargs)   # (executables kept for MAX_ENTRIES keys at most; the rest op by op)
+            return fn(*args, **kwargs)   # (executables kept for MAX_ENTRIES keys, MAX_STATIC floats of a form)
         if jitted is False:
             jitted = tiered_jit(_body(fn, treedef, static))
             entries[key] = jitted
