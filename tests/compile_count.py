@@ -2,13 +2,11 @@
 JAX reports the backend-compile duration for both; cellkit's whole stored executables report their own)."""
 
 import contextlib
-import sys
 
 from jax import monitoring
 
-import cellkit.host_ops  # noqa: F401 - (the modules of WARM_UPS)
-import cellkit.random  # noqa: F401
-import cellkit.tiered_jit  # noqa: F401
+from cellkit import host_ops, tiered_jit
+from cellkit import random as key_stream
 from cellkit.stored_executables import LOAD_DURATION_EVENT
 
 EVENT = "/jax/core/compile/backend_compile_duration"
@@ -18,7 +16,7 @@ STORED_EVENT = LOAD_DURATION_EVENT
 # The process-wide warm-up counts after which cellkit compiles what it ran on the host (a signature
 # moved HOT times, a stream split HOST_SPLITS times) or compiles a hot executable again, optimised.
 # Earlier tests in the same worker advance them, so a count of a first run holds them for its block.
-WARM_UPS = (("cellkit.host_ops", "HOT"), ("cellkit.random", "HOST_SPLITS"), ("cellkit.tiered_jit", "HOT"))
+WARM_UPS = ((host_ops, "HOT"), (key_stream, "HOST_SPLITS"), (tiered_jit, "HOT"))
 
 
 @contextlib.contextmanager
@@ -32,7 +30,7 @@ def compiles(fresh=True):
     def on_duration(event, duration, **_):
         if event in (EVENT, STORED_EVENT):
             box["n"] += 1
-    held = [(sys.modules[m], name, getattr(sys.modules[m], name)) for m, name in WARM_UPS] if fresh else []
+    held = [(module, name, getattr(module, name)) for module, name in WARM_UPS] if fresh else []
     for module, name, _ in held:
         setattr(module, name, 1 << 30)
     monitoring.register_event_duration_secs_listener(on_duration)
